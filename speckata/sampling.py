@@ -1,0 +1,41 @@
+"""The given sampler: inverse-CDF sampling with exactly one ``rng.random()`` call.
+
+Every exercise that samples a token does it through this function (or its torch twin), so the
+grader can replay a fixed stream of uniforms and know exactly which token each one must pick.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def sample(probs, rng) -> int:
+    """Draw one index from ``probs`` with a single ``u = rng.random()``.
+
+    Returns the first index whose cumulative probability, normalised by the total, exceeds u.
+    ``probs`` need not sum to one (it is normalised here), but it must be non-negative, finite
+    and have positive total. A zero-probability index is never returned: when rounding leaves
+    the last cumulative sum below u, the last index with positive probability is returned.
+
+    >>> from speckata import ReplayRNG
+    >>> sample([0.3, 0.3, 0.4], ReplayRNG([0.2]))
+    0
+    >>> sample([0.0, 0.2, 0.1], ReplayRNG([0.9]))   # normalised: [0, 2/3, 1/3]
+    2
+    """
+    weights = np.asarray(probs, dtype=np.float64)
+    if weights.ndim != 1 or weights.size == 0:
+        raise ValueError(f"sample needs a non-empty 1-D array of probabilities; got shape {weights.shape}")
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("sample: the probabilities contain NaN or infinity")
+    if np.any(weights < 0):
+        raise ValueError("sample: the probabilities contain a negative entry")
+    total = weights.sum()
+    if total <= 0:
+        raise ValueError("sample: the probabilities sum to zero; there is nothing to sample")
+    u = rng.random()
+    cdf = np.cumsum(weights) / total
+    index = int(np.searchsorted(cdf, u, side="right"))  # first index with cdf > u
+    if index >= weights.size or weights[index] == 0:
+        index = int(np.flatnonzero(weights)[-1])
+    return index
