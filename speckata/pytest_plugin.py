@@ -67,6 +67,13 @@ class GradingSession:
         self.config = config
         self.outcomes: dict[str, dict[str, str]] = {}  # exercise id -> test id -> outcome
         self.records: list[dict] = []
+        self.exercise_of: dict[str, str] = {}  # test node id -> exercise id
+
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            exercise = exercise_for_test_file(item.path)
+            if exercise:
+                self.exercise_of[item.nodeid] = exercise.id
 
     def pytest_report_header(self, config):
         kind = "the reference solutions" if is_reference_target() else "your code"
@@ -122,8 +129,7 @@ class GradingSession:
     def pytest_runtest_logreport(self, report):
         if report.when == "call" or (report.when == "setup" and not report.passed):
             outcome = NOT_ATTEMPTED if getattr(report, "speckata_not_attempted", False) else report.outcome
-            exercise = exercise_for_test_file(Path(report.fspath).resolve()) if report.fspath else None
-            exercise_id = exercise.id if exercise else None
+            exercise_id = self.exercise_of.get(report.nodeid)
             if exercise_id:
                 self.outcomes.setdefault(exercise_id, {})[report.nodeid] = outcome
             message = "" if report.passed else str(report.longrepr if not isinstance(report.longrepr, tuple) else report.longrepr[2])

@@ -89,7 +89,7 @@ DRAFT4 = [1, 0, 1, 2]  # p/q = 0.5 at every position
 
 
 def test_all_accepted_adds_the_bonus_token_from_the_last_row():
-    assert check_case(P4, Q4, DRAFT4, [0.1, 0.2, 0.3, 0.4, 0.95], "all four drafts accepted, bonus from p[4]") == [1, 0, 1, 2, 3]
+    assert check_case(P4, Q4, DRAFT4, [0.1, 0.2, 0.3, 0.4, 0.6], "all four drafts accepted, bonus from p[4]") == [1, 0, 1, 2, 0]
 
 
 # For each position, a uniform at which the residual and p[i] give different replacements.
