@@ -60,6 +60,8 @@ def load_manifest() -> tuple[Exercise, ...]:
         entry["functions"] = tuple(entry["functions"])
         entry["hints"] = tuple(entry["hints"])
         exercises.append(Exercise(**entry))
+    # The number in front of each id is the order (so entries may be appended in any order).
+    exercises.sort(key=lambda exercise: int(exercise.id.split("-", 1)[0]))
     ids = [exercise.id for exercise in exercises]
     if len(set(ids)) != len(ids):
         raise ValueError(f"manifest.toml lists an exercise id twice: {ids}")

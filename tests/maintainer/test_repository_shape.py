@@ -45,9 +45,15 @@ def test_every_exercise_has_hints_a_title_and_a_lesson(exercise):
     assert exercise.difficulty in DIFFICULTIES
 
 
-def test_ids_are_numbered_in_manifest_order():
+def test_ids_are_numbered_uniquely_and_files_follow_them():
     numbers = [int(exercise.id.split("-", 1)[0]) for exercise in EXERCISES]
-    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    assert len(set(numbers)) == len(numbers), "two exercises share a number"
+    for exercise in EXERCISES:
+        number, name = exercise.id.split("-", 1)
+        stem = f"ex{number}_{name.replace('-', '_')}"
+        assert exercise.file == f"{stem}.py", f"{exercise.id}: file should be {stem}.py"
+        assert exercise.tests == f"tests/test_{number}_{name.replace('-', '_')}.py"
+        assert exercise.theory == f"theory/{exercise.id}.md" and exercise.notebook == f"notebooks/{exercise.id}.ipynb"
 
 
 def python_files(folder):
