@@ -48,8 +48,10 @@ def materialise(exercise_id: str, mutant: dict, folder: Path) -> None:
     source_path.write_text(source.replace(mutant["find"], mutant["replace"]))
 
 
-def grade(folder: Path, suite: str, report: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "pytest", f"--target={folder}", suite, "-q", "-p", "no:cacheprovider",
+def grade(folder: Path, suite: str, must_fail: list[str], report: Path) -> subprocess.CompletedProcess:
+    """Run the named tests (or, with none named, the whole suite up to its first failure)."""
+    selection = [f"{suite}::{name}" for name in must_fail] or [suite, "-x"]
+    command = [sys.executable, "-m", "pytest", f"--target={folder}", *selection, "-q", "-p", "no:cacheprovider",
                f"--report-json={report}", "--test-timeout=60"]
     return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
 
@@ -59,7 +61,7 @@ def test_mutant_is_caught(exercise_id, mutant, tmp_path):
     folder = tmp_path / "mutant"
     materialise(exercise_id, mutant, folder)
     report_path = tmp_path / "report.json"
-    run = grade(folder, exercise_by_id(exercise_id).tests, report_path)
+    run = grade(folder, exercise_by_id(exercise_id).tests, mutant.get("must_fail", []), report_path)
     assert run.returncode == 1, (
         f"mutant {mutant['name']} ({mutant['why']}): expected test failures (exit 1), got exit {run.returncode}\n"
         + run.stdout[-3000:] + run.stderr[-2000:]
