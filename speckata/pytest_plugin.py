@@ -51,9 +51,10 @@ def pytest_configure(config):
     if not target.is_dir():
         raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
     set_target(target)
-    if config.inipath is None and getattr(config, "args_source", None) == pytest.Config.ArgsSource.INVOCATION_DIR:
-        # `--target /abs/path` without `=` made pytest pick that path as its rootdir and miss our
-        # config; grade with the repository's suites all the same.
+    if getattr(config, "args_source", None) == pytest.Config.ArgsSource.INVOCATION_DIR:
+        # No test paths given and pytest fell back to the current folder: run from a subfolder, or
+        # `--target /abs/path` without `=` made pytest take that path as its rootdir and miss our
+        # config. Grade with the repository's suites all the same.
         config.args = [str(repo_root() / "tests")]
     config.pluginmanager.register(GradingSession(config), "speckata-grading-session")
 
