@@ -1,0 +1,36 @@
+"""`kata check [ID]`: grade one exercise and print a verdict written for the learner."""
+
+from __future__ import annotations
+
+from speckata.cli import codes
+from speckata.cli.display import verdict_lines
+from speckata.cli.progress import grade_and_record, next_after, next_to_check
+from speckata.cli.runner import ERROR, NOT_ATTEMPTED, SOLVED, Verdict
+from speckata.cli.workspace import find_exercise
+from speckata.manifest import Exercise
+
+EXIT_FOR_STATE = {SOLVED: codes.OK, NOT_ATTEMPTED: codes.NOT_ATTEMPTED, ERROR: codes.GRADER_ERROR}
+
+
+def show_verdict(ws, verdict: Verdict) -> int:
+    following = next_after(ws, verdict.exercise) if verdict.state == SOLVED else None
+    hints_shown = ws.state.hints_shown(verdict.exercise.id)
+    print("\n".join(verdict_lines(ws, verdict, following, hints_shown)))
+    return EXIT_FOR_STATE.get(verdict.state, codes.FAILING)
+
+
+def check_exercise(ws, exercise: Exercise) -> int:
+    print(ws.palette.dim(f"Checking {exercise.id} ({ws.shown(ws.learner_file(exercise))}) ..."))
+    return show_verdict(ws, grade_and_record(ws, exercise))
+
+
+def run(ws, args) -> int:
+    if args.id:
+        return check_exercise(ws, find_exercise(args.id))
+    exercise, verdict = next_to_check(ws)
+    if exercise is None:
+        print(ws.palette.good("Every exercise is solved.") + " Revisit one with " + ws.suggest("check ID") + ".")
+        return codes.OK
+    if verdict is None:
+        return check_exercise(ws, exercise)
+    return show_verdict(ws, verdict)
