@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from speckata.cli import codes
 from speckata.cli.display import verdict_lines
-from speckata.cli.progress import grade_and_record, next_after, next_to_check
+from speckata.cli.progress import announce, grade_and_record, next_after, next_to_check
 from speckata.cli.runner import ERROR, NOT_ATTEMPTED, SOLVED, Verdict
 from speckata.cli.workspace import find_exercise
 from speckata.manifest import Exercise
@@ -20,7 +20,7 @@ def show_verdict(ws, verdict: Verdict) -> int:
 
 
 def check_exercise(ws, exercise: Exercise) -> int:
-    print(ws.palette.dim(f"Checking {exercise.id} ({ws.shown(ws.learner_file(exercise))}) ..."))
+    announce(ws, exercise)
     return show_verdict(ws, grade_and_record(ws, exercise))
 
 

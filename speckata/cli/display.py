@@ -35,7 +35,7 @@ def grading_message(ws, message: str) -> list[str]:
         cut = len(lines) - LONGEST_MESSAGE
         lines = [f"... ({cut} lines cut)"] + lines[cut:]
     shown = []
-    for index, line in enumerate(lines):
+    for index, line in enumerate(line.rstrip() for line in lines):
         if FIRST_DIFFERENCE in line:
             line = p.paint(line, "bold", "yellow")
         elif index == 0:

@@ -30,6 +30,10 @@ def known_state(workspace, exercise: Exercise) -> str | None:
     return None
 
 
+def announce(workspace, exercise: Exercise) -> None:
+    print(workspace.palette.dim(f"Checking {exercise.id} ({workspace.shown(workspace.learner_file(exercise))}) ..."))
+
+
 def grade_and_record(workspace, exercise: Exercise) -> Verdict:
     verdict = grade(workspace, exercise)
     if workspace.learner_folder and verdict.state != MISSING:
@@ -54,18 +58,22 @@ def next_exercise(states: dict[str, str]) -> Exercise | None:
     return next((e for e in load_manifest() if states.get(e.id) != SOLVED), None)
 
 
-def next_to_check(workspace) -> tuple[Exercise | None, Verdict | None]:
-    """The first exercise not solved, with its verdict when finding it meant grading it."""
+def next_to_check(workspace, skip=()) -> tuple[Exercise | None, Verdict | None]:
+    """The first exercise not known to be solved, with its verdict when finding it meant grading it.
+
+    A graded exercise is returned even when it turns out solved, so that `kata check` shows the
+    learner that verdict (the next call moves on). ``skip`` lists ids already done this session.
+    """
     for exercise in load_manifest():
+        if exercise.id in skip:
+            continue
         state = known_state(workspace, exercise)
         if state == SOLVED:
             continue
-        if state is None:
-            verdict = grade_and_record(workspace, exercise)
-            if verdict.state == SOLVED:
-                continue
-            return exercise, verdict
-        return exercise, None
+        if state is not None:
+            return exercise, None
+        announce(workspace, exercise)
+        return exercise, grade_and_record(workspace, exercise)
     return None, None
 
 

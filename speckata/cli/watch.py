@@ -39,6 +39,7 @@ def run(ws, args) -> int:
     fixed = find_exercise(args.id) if args.id else None
     exercise, verdict = (fixed, None) if fixed else next_to_check(ws)
     p = ws.palette
+    done: set[str] = set()  # solved this session (with --target nothing is recorded to say so)
     try:
         while exercise is not None:
             path = ws.learner_file(exercise)
@@ -46,7 +47,8 @@ def run(ws, args) -> int:
             code = show_verdict(ws, verdict) if verdict else check_exercise(ws, exercise)
             verdict = None
             if code == codes.OK and fixed is None:
-                exercise, verdict = next_to_check(ws)
+                done.add(exercise.id)
+                exercise, verdict = next_to_check(ws, skip=done)
                 print()
                 continue
             print()
