@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from speckata.cli.runner import ERROR, FAILING, MISSING, NOT_ATTEMPTED, SOLVED, Verdict
+from speckata.cli.runner import ERROR, MISSING, NOT_ATTEMPTED, SOLVED, Verdict
 from speckata.manifest import Exercise
 
 FIRST_DIFFERENCE = "<-- first difference"

@@ -86,6 +86,15 @@ def test_the_first_difference_is_highlighted_on_a_colour_terminal_only(state_dir
     assert ESCAPE not in plain.stdout + plain.stderr, "NO_COLOR must win"
 
 
+def test_an_import_error_names_the_file_and_the_line(tmp_path, state_dir):
+    folder = tmp_path / "imports"
+    folder.mkdir()
+    (folder / FILE).write_text("import numpy as np\nfrom speckata import no_such_helper\n")
+    run = kata("check", EXERCISE, f"--target={folder}", state_dir=state_dir)
+    assert run.returncode == 1 and f"{FILE}, line 2: importing the file raised ImportError" in run.stdout, shown(run)
+    assert "no_such_helper" in run.stdout and "Traceback" not in run.stdout
+
+
 def test_a_run_that_dies_is_a_grader_error(tmp_path, state_dir):
     folder = tmp_path / "dies"
     folder.mkdir()
