@@ -59,6 +59,20 @@ def pytest_configure(config):
     config.pluginmanager.register(GradingSession(config), "speckata-grading-session")
 
 
+def where_stuck(frame) -> str:
+    """The innermost line of the graded folder's code that was running when the time ran out."""
+    import linecache
+
+    folder = target_dir()
+    while frame is not None:
+        path = Path(frame.f_code.co_filename).resolve()
+        if folder in path.parents:
+            line = linecache.getline(str(path), frame.f_lineno).strip()
+            return f"\n  it was at {shown_path(path)}:{frame.f_lineno} in {frame.f_code.co_name}:  {line}"
+        frame = frame.f_back
+    return ""
+
+
 def is_reference_target() -> bool:
     return target_dir() == (repo_root() / "solutions").resolve()
 
@@ -94,7 +108,7 @@ class GradingSession:
             def stop(signum, frame):
                 raise GradingFailure(
                     f"stopped after {seconds:g} s: the code under test did not return "
-                    "(an endless loop? a loop whose index never advances?)"
+                    f"(an endless loop? a loop whose index never advances?){where_stuck(frame)}"
                 )
 
             previous = signal.signal(signal.SIGALRM, stop)
