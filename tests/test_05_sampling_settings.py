@@ -1,0 +1,306 @@
+"""Grading suite for exercise 05-sampling-settings: warp and speculative_step_from_logits.
+
+warp is compared with an independent reference (tests/reference/ex05_reference.py) to 1e-12,
+removed tokens exactly 0. The step from logits replays fixed streams and checks tokens and draws
+against the reference warp followed by exercise 01's reference. A chi-square test with a fixed
+seed checks that the output follows the WARPED target when the drafts follow the warped draft.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from speckata import ReplayRNG
+from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from tests.reference.ex05_reference import chi_square_test, reference_warp
+from tests.reference.ex05_report import CHAIN_NOTE, check_step, check_warp
+
+EXERCISE = "05-sampling-settings"
+LOGITS = np.log([0.4, 0.3, 0.2, 0.1])  # the worked example: softmax [0.4, 0.3, 0.2, 0.1]
+TARGET = np.log([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])  # exercise 01's rows, as logits
+DRAFTS = np.log([[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]])
+
+
+def warp():
+    return learner_function(EXERCISE, "warp")
+
+
+def step():
+    return learner_function(EXERCISE, "speculative_step_from_logits")
+
+
+# Task 1: warp, temperature ------------------------------------------------------------------------
+
+def test_worked_example_warp():
+    check_warp(warp(), LOGITS, "the worked example at the defaults (plain softmax)")
+    check_warp(warp(), LOGITS, "the worked example at temperature 0.5", temperature=0.5)
+    check_warp(warp(), LOGITS, "the worked example with top_k=2", top_k=2)
+
+
+@pytest.mark.parametrize("temperature", [0.25, 0.5, 2.0, 10.0])
+def test_temperature_divides_the_logits(temperature):
+    check_warp(warp(), [1.0, -0.5, 2.0, 0.0, 0.7], f"temperature {temperature}", temperature=temperature)
+
+
+def test_large_logits_do_not_overflow():
+    check_warp(warp(), [1000.0, 999.0, 998.0], "logits near 1000 (exp(1000) overflows: subtract the maximum first)")
+    check_warp(warp(), [[-1000.0, -1001.0], [800.0, 700.0]], "rows far from 0, at temperature 0.5", temperature=0.5)
+
+
+def test_temperature_zero_is_one_hot_at_the_argmax():
+    check_warp(warp(), [0.1, 2.0, -1.0, 1.5], "temperature 0 (all mass on the argmax)", temperature=0)
+    check_warp(warp(), [0.1, 2.0, 2.0, 1.5], "temperature 0 with a tie for the maximum (the lower index)", temperature=0)
+    check_warp(warp(), [0.1, 2.0, 2.0, 1.5], "temperature 0 with top_k and top_p", temperature=0, top_k=3, top_p=0.5)
+
+
+def test_masked_tokens_keep_probability_zero():
+    check_warp(warp(), [1.0, -np.inf, 0.5, -np.inf], "logits with two -inf (masked) tokens")
+    check_warp(warp(), [-np.inf, -np.inf, 3.0], "a row whose only finite logit is the last", temperature=0.3)
+
+
+# Task 2: warp, top-k -------------------------------------------------------------------------------
+
+def test_top_k_keeps_the_k_most_likely_tokens():
+    check_warp(warp(), [0.5, 2.0, -1.0, 1.5, 0.0], "top_k=3", top_k=3)
+    check_warp(warp(), [0.5, 2.0, -1.0, 1.5, 0.0], "top_k=1 (only the argmax)", top_k=1)
+
+
+def test_top_k_at_least_the_vocabulary_changes_nothing():
+    check_warp(warp(), [0.5, 2.0, -1.0], "top_k=3 on 3 tokens", top_k=3)
+    check_warp(warp(), [0.5, 2.0, -1.0], "top_k=10 on 3 tokens", top_k=10)
+
+
+def test_top_k_ties_at_the_boundary_go_to_the_lower_index():
+    check_warp(warp(), [2.0, 1.0, 2.0, 2.0], "top_k=2 with three tokens tied for first (keeps tokens 0 and 2)", top_k=2)
+    check_warp(warp(), [0.0, 1.0, 1.0, 1.0, 3.0], "top_k=2 with three tokens tied for second (keeps 4 and 1)", top_k=2)
+
+
+# Task 3: warp, top-p -------------------------------------------------------------------------------
+
+def test_top_p_keeps_the_shortest_prefix_that_reaches_p():
+    check_warp(warp(), LOGITS, "top_p=0.6 ([0.4, 0.3] reaches 0.7 >= 0.6)", top_p=0.6)
+    check_warp(warp(), LOGITS, "top_p=0.95 (four tokens needed)", top_p=0.95)
+
+
+def test_top_p_reaching_p_exactly_stops_there():
+    uniform = np.zeros(4)  # probabilities exactly 0.25 each, cumulative 0.25, 0.5, 0.75, 1.0
+    check_warp(warp(), uniform, "top_p=0.5 on four equal tokens (0.25 + 0.25 reaches 0.5: keep tokens 0 and 1)", top_p=0.5)
+    check_warp(warp(), uniform, "top_p=0.75 on four equal tokens (keep tokens 0, 1, 2)", top_p=0.75)
+
+
+def test_top_p_always_keeps_at_least_one_token():
+    check_warp(warp(), LOGITS, "top_p=1e-9 (the most likely token alone)", top_p=1e-9)
+    check_warp(warp(), [1.0, 3.0, 3.0], "top_p=0.1 with a tie for first (token 1 alone)", top_p=0.1)
+
+
+def test_top_p_one_changes_nothing():
+    check_warp(warp(), [0.3, -2.0, 1.1, 0.0, 4.0], "top_p=1.0", top_p=1.0)
+
+
+# Task 4: warp, the order of the steps and the shapes ------------------------------------------------
+
+def test_top_p_measures_mass_after_temperature():
+    check_warp(warp(), LOGITS, "temperature 0.5 then top_p=0.8 ([0.533, 0.3] reaches 0.833)", temperature=0.5, top_p=0.8)
+
+
+def test_top_p_measures_mass_after_top_k_renormalised():
+    check_warp(warp(), LOGITS, "top_k=3 then top_p=0.75 (after top-k: [4/9, 3/9, 2/9], two tokens reach 7/9)", top_k=3, top_p=0.75)
+
+
+def test_rows_are_warped_independently_and_shapes_kept():
+    rows = np.array([[0.5, 2.0, -1.0, 1.5], [3.0, 3.0, 0.0, -2.0], [-5.0, 0.0, 0.0, 1.0]])
+    check_warp(warp(), rows, "three rows, top_k=2, top_p=0.9, temperature 0.7", temperature=0.7, top_k=2, top_p=0.9)
+    check_warp(warp(), rows[:1], "one row of shape (1, 4)", top_k=3)
+    check_warp(warp(), np.empty((0, 4)), "zero rows of shape (0, 4)", top_k=2, top_p=0.5)
+
+
+def test_warp_does_not_modify_its_input():
+    logits = np.array([[0.5, 2.0, -1.0, 1.5]])
+    call_learner(warp(), logits, temperature=0.5, top_k=2, top_p=0.9, case="(numpy logits)")
+    if not np.array_equal(logits, [[0.5, 2.0, -1.0, 1.5]]):
+        raise GradingFailure("warp changed its input logits in place; work on a copy.")
+
+
+def test_generated_settings_match_the_reference():
+    """300 generated cases (seed 505): 1-D or 2-D logits, temperature in {0} ∪ [0.2, 3], top_k and
+    top_p on or off. Cases where a top-p cumulative sum lies within 1e-9 of top_p are regenerated."""
+    gen = np.random.default_rng(505)
+    for index in range(300):
+        while True:
+            vocab = int(gen.integers(1, 12))
+            shape = (vocab,) if gen.random() < 0.5 else (int(gen.integers(1, 4)), vocab)
+            logits = gen.normal(0.0, gen.uniform(0.5, 3.0), size=shape)
+            settings = {"temperature": 0.0 if gen.random() < 0.1 else float(gen.uniform(0.2, 3.0))}
+            if gen.random() < 0.5:
+                settings["top_k"] = int(gen.integers(1, vocab + 2))
+            if gen.random() < 0.5:
+                settings["top_p"] = float(gen.uniform(0.05, 1.0))
+            if reference_warp(logits, **settings)[1] > 1e-9:
+                break
+        try:
+            check_warp(warp(), logits, f"generated case {index}", **settings)
+        except GradingFailure as failure:
+            raise GradingFailure(f"{failure}\n\n(The first failing generated case; cases before it passed.)") from None
+
+
+# Task 5: the step from logits ----------------------------------------------------------------------
+
+def test_worked_example_step_at_the_defaults():
+    check_step(step(), TARGET, DRAFTS, [1, 2], [0.6, 0.9, 0.2], "the worked example (all accepted)")
+    check_step(step(), TARGET, DRAFTS, [0, 2], [0.6, 0.9], "the worked example (rejection at position 0)")
+
+
+def test_both_sides_are_warped_with_the_temperature():
+    # Position 0, token 0 at temperature 0.5: p/q = 0.105/0.658 = 0.16; with an unwarped side it is 0.21 or 0.30.
+    check_step(step(), TARGET, DRAFTS, [0, 2], [0.18, 0.5], "a rejection that happens only when both sides are tempered", temperature=0.5)
+    check_step(step(), TARGET, DRAFTS, [0, 2], [0.12, 0.97, 0.3], "an acceptance at temperature 0.5", temperature=0.5)
+
+
+def test_both_sides_are_cut_with_top_k():
+    target = np.log([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
+    drafts = np.log([[0.25, 0.35, 0.3, 0.1]])  # top-2 of the draft: tokens 1 and 2
+    check_step(step(), target, drafts, [2], [0.95, 0.5], "a rejection that happens only when q is cut to its top 2 too (p/q = 0.929)", top_k=2)
+
+
+def test_both_sides_are_cut_with_top_p():
+    target = np.log([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
+    drafts = np.log([[0.25, 0.35, 0.3, 0.1]])  # top_p=0.6 keeps the draft's tokens 1 and 2
+    check_step(step(), target, drafts, [2], [0.95, 0.5], "a rejection that happens only when q is cut by top_p too", top_p=0.6)
+
+
+def test_temperature_zero_is_greedy_and_draws_nothing():
+    check_step(step(), TARGET, DRAFTS, [0, 2], [], "temperature 0 (greedy: argmax p[0] = 1 replaces draft 0)", temperature=0)
+    target = np.log([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
+    drafts = np.log([[0.1, 0.6, 0.3], [0.2, 0.2, 0.6]])
+    check_step(step(), target, drafts, [1, 2], [], "temperature 0, both drafts agree, bonus argmax p[2]", temperature=0)
+
+
+def test_gamma_zero():
+    check_step(step(), TARGET[:1], [], [], [0.6], "γ = 0 with draft_logits = [] (one token from warped p[0])", temperature=0.8)
+    check_step(step(), TARGET[:1], np.empty((0, 3)), [], [0.1], "γ = 0 with draft_logits of shape (0, 3)", top_k=2)
+
+
+@pytest.mark.parametrize("vocab", [3, 8])
+def test_generated_steps_match_the_reference(vocab):
+    """200 generated steps per vocabulary size (seed 550 + V); uniforms at least 1e-9 from every
+    decision boundary, top-p cumulative sums at least 1e-9 from top_p."""
+    from tests.reference.ex05_reference import reference_step
+
+    gen = np.random.default_rng(550 + vocab)
+    for index in range(200):
+        while True:
+            gamma = int(gen.integers(0, 5))
+            target = gen.normal(0, 2, size=(gamma + 1, vocab))
+            drafts = 0.7 * target[:gamma] + gen.normal(0, 1, size=(gamma, vocab))
+            settings = {"temperature": float(gen.choice([0.0, 0.5, 1.0, 1.7]))}
+            if gen.random() < 0.5:
+                settings["top_k"] = int(gen.integers(1, vocab + 1))
+            if gen.random() < 0.5:
+                settings["top_p"] = float(gen.uniform(0.3, 1.0))
+            q, closest_q = reference_warp(drafts, **settings)
+            _, closest_p = reference_warp(target, **settings)
+            draft = [int(gen.choice(vocab, p=row)) for row in q]
+            uniforms = gen.random(gamma + 1).tolist()
+            *_, trace = reference_step(target, drafts, draft, uniforms + [0.5] * 3, **settings)
+            margin = trace.margin() if trace is not None else np.inf
+            if min(closest_p, closest_q, margin) > 1e-9:
+                break
+        used = uniforms[: trace.draws] if trace is not None else []
+        try:
+            check_step(step(), target, drafts, draft, used, f"generated step {index} (V = {vocab})", **settings)
+        except GradingFailure as failure:
+            raise GradingFailure(f"{failure}\n\n(The first failing generated step; steps before it passed.)") from None
+
+
+# Task 6: the output follows the warped target ------------------------------------------------------
+
+STAT_TARGET = np.array([[2.0, 1.6, 1.0, 0.3, -0.2, -1.5], [0.0, 0.5, 1.0, 0.0, -1.0, 0.2]])
+STAT_DRAFT = np.array([[1.0, 2.1, 0.4, 0.9, -0.5, 0.2]])
+STAT_SETTINGS = {"temperature": 1.5, "top_k": 4}
+STAT_RUNS = 10_000
+STAT_SEED = 20260505
+STAT_ALPHA = 1e-3
+
+
+def first_token_counts(step_function, runs: int, seed: int) -> np.ndarray:
+    """Drafts sampled from the reference-warped draft (as a draft sampling with these settings would)."""
+    gen = np.random.default_rng(seed)
+    q, _ = reference_warp(STAT_DRAFT, **STAT_SETTINGS)
+    drafts = gen.choice(q.shape[1], size=runs, p=q[0])
+    uniforms = gen.random((runs, 2))
+    counts = np.zeros(q.shape[1], dtype=np.int64)
+    for token, stream in zip(drafts, uniforms):
+        tokens = call_learner(step_function, STAT_TARGET, STAT_DRAFT, [int(token)], ReplayRNG(stream), **STAT_SETTINGS,
+                              case="(statistical test)\n" + CHAIN_NOTE)
+        counts[tokens[0]] += 1
+    return counts
+
+
+def test_first_token_follows_the_warped_target():
+    """Chi-square goodness of fit of the first emitted token against warp(target)[0].
+
+    Statistic: Pearson's chi-square over the 4 tokens the warped target allows (3 degrees of
+    freedom); a token outside them fails at once. 10,000 runs, temperature 1.5 and top_k = 4 on
+    both sides, drafts sampled from the warped draft, fixed seed. Threshold: fail when the
+    p-value is below 1e-3. tests/maintainer/test_margins_numpy_track.py shows the reference far
+    above it; the one-sided-warping mutants fail it (tests/mutants/ex05_sampling_settings.toml).
+    """
+    counts = first_token_counts(step(), STAT_RUNS, STAT_SEED)
+    p, _ = reference_warp(STAT_TARGET, **STAT_SETTINGS)
+    statistic, df, pvalue, impossible = chi_square_test(counts, p[0])
+    if pvalue < STAT_ALPHA:
+        raise GradingFailure(
+            "The first token speculative_step_from_logits emits does not follow the warped target.\n"
+            f"  runs: {STAT_RUNS}, settings {STAT_SETTINGS}, drafts sampled from warp(draft_logits)[0]\n"
+            f"  observed frequencies: {(counts / STAT_RUNS).round(4).tolist()}\n"
+            f"  warp(target)[0]:      {p[0].round(4).tolist()}\n"
+            + (f"  tokens the warped target never emits came out: {impossible}\n" if impossible else "")
+            + f"  chi-square = {statistic:.1f} ({df} degrees of freedom), p-value = {pvalue:.2e} < {STAT_ALPHA}\n"
+            "A common cause: warping only one side (the accept test must use the warped p AND the warped q)."
+        )
+
+
+# Task 7: bad input -------------------------------------------------------------------------------
+
+def test_a_draft_that_warping_removed_raises():
+    expect_value_error(step(), TARGET, DRAFTS, [2, 2], ReplayRNG([0.5] * 4), top_k=2, mentions=("zero probability",),
+                       problem="draft token 2 at position 0, which top_k=2 removes from the draft (q[0, 2] = 0)")
+    expect_value_error(step(), TARGET, DRAFTS, [1, 2], ReplayRNG([]), temperature=0, mentions=("zero probability",),
+                       problem="draft token 1 at temperature 0, where the draft proposes only its argmax 0")
+
+
+BAD_WARPS = {
+    "nan-logit": ([0.1, np.nan, 0.3], {}, ("NaN",), "a NaN logit"),
+    "positive-infinite-logit": ([0.1, np.inf, 0.3], {}, ("inf",), "a +inf logit"),
+    "all-masked-row": ([[0.1, 0.2], [-np.inf, -np.inf]], {}, ("all -inf",), "a row whose logits are all -inf"),
+    "three-dimensional": (np.zeros((2, 2, 3)), {}, ("shape",), "logits of shape (2, 2, 3)"),
+    "empty-vocabulary": ([], {}, ("shape",), "logits over an empty vocabulary"),
+    "negative-temperature": (LOGITS, {"temperature": -0.5}, ("temperature",), "temperature = -0.5"),
+    "nan-temperature": (LOGITS, {"temperature": np.nan}, ("temperature",), "temperature = NaN"),
+    "top-k-zero": (LOGITS, {"top_k": 0}, ("top_k",), "top_k = 0 (None turns top-k off, not 0)"),
+    "top-k-fractional": (LOGITS, {"top_k": 2.5}, ("top_k",), "top_k = 2.5"),
+    "top-p-zero": (LOGITS, {"top_p": 0.0}, ("top_p",), "top_p = 0"),
+    "top-p-above-one": (LOGITS, {"top_p": 1.5}, ("top_p",), "top_p = 1.5"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_WARPS)
+def test_warp_bad_input_raises_a_value_error_naming_the_problem(name):
+    logits, settings, mentions, problem = BAD_WARPS[name]
+    expect_value_error(warp(), logits, **settings, mentions=mentions, problem=problem)
+
+
+BAD_STEPS = {
+    "target-with-too-few-rows": (TARGET[:2], DRAFTS, [1, 2], {}, ("shape",), "target_logits with 2 rows for 2 drafts"),
+    "one-dimensional-draft-logits": (TARGET[:2], DRAFTS[0], [1], {}, ("shape",), "draft_logits of shape (3,) instead of (1, 3)"),
+    "token-past-the-vocabulary": (TARGET, DRAFTS, [1, 3], {}, ("out of range",), "draft token 3 in a vocabulary of 3"),
+    "negative-temperature": (TARGET, DRAFTS, [1, 2], {"temperature": -1.0}, ("temperature",), "temperature = -1"),
+    "top-p-zero": (TARGET, DRAFTS, [1, 2], {"top_p": 0.0}, ("top_p",), "top_p = 0"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_STEPS)
+def test_step_bad_input_raises_a_value_error_naming_the_problem(name):
+    target, drafts, draft, settings, mentions, problem = BAD_STEPS[name]
+    expect_value_error(step(), target, drafts, draft, ReplayRNG([0.5] * 4), **settings, mentions=mentions, problem=problem)
