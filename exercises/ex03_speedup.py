@@ -42,7 +42,7 @@ Worked example (α = 0.8, γ = 5, a draft at 5% of the target's cost):
 3.68928
 >>> round(walltime_speedup(0.8, 5, 0.05), 6)     # 3.68928 / 1.25
 2.951424
->>> expected_tokens_per_pass(1.0, 5), walltime_speedup(0.3, 0, 0.05)
+>>> expected_tokens_per_pass(1.0, 5), round(walltime_speedup(0.3, 0, 0.05), 12)   # the limit; γ = 0
 (6.0, 1.0)
 >>> optimal_gamma(0.8, 0.05)
 8
