@@ -1,0 +1,146 @@
+"""A small GPT-style language model with a KV cache that can be cropped back (rolled back).
+
+Read top to bottom: the settings, one transformer block, the model. Two ways to run it:
+
+- ``model(ids)`` with ids of shape (B, T): logits (B, T, V) for every position, no cache. Training
+  and distillation use this.
+- ``model.forward_new(ids)`` with a 1-D list of new token ids for ONE sequence: logits (n, V), the
+  next-token logits after each new token, computed against the keys and values cached from
+  earlier calls. ``model.crop(length)`` forgets everything after the first ``length`` tokens,
+  ``model.reset()`` forgets everything. This is the interface in ``speckata.models.interface``.
+
+The cache is preallocated (layers, heads, context, head width), so cropping is only moving a
+length back: the rolled-back keys and values stay in memory and are overwritten by the next call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from speckata.models.interface import check_crop, check_new_ids
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    vocab_size: int
+    context: int  # the most tokens one sequence may hold (positions are learned up to here)
+    width: int  # embedding width
+    layers: int
+    heads: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class Block(nn.Module):
+    """Pre-norm attention and MLP, each added back to the residual stream."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.heads = config.heads
+        self.norm1 = nn.LayerNorm(config.width)
+        self.qkv = nn.Linear(config.width, 3 * config.width)
+        self.proj = nn.Linear(config.width, config.width)
+        self.norm2 = nn.LayerNorm(config.width)
+        self.mlp = nn.Sequential(nn.Linear(config.width, 4 * config.width), nn.GELU(), nn.Linear(4 * config.width, config.width))
+
+    def split_heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        *lead, T, C = x.shape  # x: (..., T, C) -> three (..., heads, T, C / heads)
+        q, k, v = self.qkv(x).split(C, dim=-1)
+        return tuple(t.view(*lead, T, self.heads, C // self.heads).transpose(-3, -2) for t in (q, k, v))
+
+    def merge_heads(self, y: torch.Tensor) -> torch.Tensor:
+        y = y.transpose(-3, -2)
+        return y.reshape(*y.shape[:-2], -1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.split_heads(self.norm1(x))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(self.merge_heads(y))
+        return x + self.mlp(self.norm2(x))
+
+    def forward_cached(self, x, keys, values, start: int, allowed) -> torch.Tensor:
+        """x: (n, C), the new positions start..start+n-1; keys, values: this layer's cache
+        (heads, context, C/heads); allowed: which cached or new positions each new one sees."""
+        n = x.shape[0]
+        q, k, v = self.split_heads(self.norm1(x))
+        keys[:, start : start + n] = k
+        values[:, start : start + n] = v
+        y = F.scaled_dot_product_attention(q, keys[:, : start + n], values[:, : start + n], attn_mask=allowed)
+        x = x + self.proj(self.merge_heads(y))
+        return x + self.mlp(self.norm2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.config = config
+        self.token_embedding = nn.Embedding(config.vocab_size, config.width)
+        self.position_embedding = nn.Embedding(config.context, config.width)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
+        self.norm = nn.LayerNorm(config.width)
+        self.head = nn.Linear(config.width, config.vocab_size, bias=False)
+        self._cache_length = 0
+        self._cache: tuple[torch.Tensor, torch.Tensor] | None = None  # keys, values: (layers, heads, context, C/heads)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.config.vocab_size
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    # Training: every position of a batch of sequences, no cache ---------------------------------
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        T = ids.shape[-1]
+        if T > self.config.context:
+            raise ValueError(f"a sequence of {T} tokens is longer than the model's context of {self.config.context}")
+        x = self.token_embedding(ids) + self.position_embedding(torch.arange(T, device=ids.device))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+    # Generation: one sequence, new tokens against the cache -----------------------------------
+
+    @property
+    def cache_length(self) -> int:
+        """How many tokens of the current sequence the cache holds."""
+        return self._cache_length
+
+    def reset(self) -> None:
+        self._cache_length = 0
+
+    def crop(self, length: int) -> None:
+        """Roll back: keep the first ``length`` cached tokens and forget the rest."""
+        self._cache_length = check_crop(length, self._cache_length)
+
+    @torch.no_grad()
+    def forward_new(self, ids) -> torch.Tensor:
+        """Logits (n, V) after each of the n new tokens, given everything cached before them."""
+        ids = check_new_ids(ids, self.config.vocab_size)
+        start, n = self._cache_length, ids.shape[0]
+        if start + n > self.config.context:
+            raise ValueError(
+                f"the sequence would hold {start + n} tokens, more than the model's context of {self.config.context}"
+            )
+        keys, values = self._cache_tensors()
+        # New position i sees the cache and the new positions up to itself (one new token: all).
+        allowed = None if n == 1 else torch.ones(n, start + n, dtype=torch.bool).tril(diagonal=start)
+        x = self.token_embedding(ids) + self.position_embedding.weight[start : start + n]
+        for layer, block in enumerate(self.blocks):
+            x = block.forward_cached(x, keys[layer], values[layer], start, allowed)
+        self._cache_length = start + n
+        return self.head(self.norm(x))
+
+    def _cache_tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
+        c = self.config
+        weight = self.head.weight
+        shape = (c.layers, c.heads, c.context, c.width // c.heads)
+        if self._cache is None or self._cache[0].dtype != weight.dtype or self._cache[0].device != weight.device:
+            self._cache = tuple(torch.zeros(shape, dtype=weight.dtype, device=weight.device) for _ in range(2))
+        return self._cache

@@ -1,0 +1,97 @@
+"""Toy models whose next-token distributions are known exactly: Markov chains behind the model interface.
+
+A chain of order k over V tokens is a table ``transitions`` of shape (V,)*k + (V,):
+``transitions[a, b, ...]`` is the distribution of the next token after the k tokens a, b, ....
+A history shorter than k is padded on the left with token 0. The model's "cache" is simply the
+history of tokens it was fed, so it obeys ``forward_new`` / ``cache_length`` / ``crop`` / ``reset``
+exactly like the real models (``speckata.models.interface``), and a decoder that forgets to roll
+back sees different distributions, as it would with a real KV cache.
+
+Because the truth is a table, tests can compute the exact probability of any generated sequence
+(:meth:`MarkovModel.sequence_probability`) and compare a sampler's frequencies with it.
+
+>>> chain = MarkovModel([[0.9, 0.1], [0.2, 0.8]])
+>>> chain.order, chain.vocab_size
+(1, 2)
+>>> round(chain.sequence_probability([0], [0, 1, 1]), 6)   # 0.9 * 0.1 * 0.8
+0.072
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from speckata.models.interface import TokenIds, check_crop, check_new_ids
+
+
+class MarkovModel:
+    def __init__(self, transitions):
+        table = torch.as_tensor(transitions, dtype=torch.float64)
+        if table.dim() < 2 or len(set(table.shape)) != 1:
+            raise ValueError(f"transitions must have shape (V,)*k + (V,) with k >= 1; got {tuple(table.shape)}")
+        if torch.isnan(table).any() or (table < 0).any():
+            raise ValueError("transitions must be non-negative probabilities without NaN")
+        if not torch.allclose(table.sum(-1), torch.ones((), dtype=torch.float64), atol=1e-9):
+            raise ValueError("every row of transitions must sum to 1")
+        self.transitions = table
+        self.vocab_size = table.shape[-1]
+        self.order = table.dim() - 1
+        self.history: list[int] = []
+
+    # The truth ----------------------------------------------------------------------------------
+
+    def next_distribution(self, history) -> torch.Tensor:
+        """The exact distribution of the token after ``history`` (a list of ids)."""
+        context = [0] * self.order + [int(t) for t in history]
+        return self.transitions[tuple(context[-self.order :])]
+
+    def sequence_probability(self, prompt, continuation) -> float:
+        """The exact probability that sampling at temperature 1 continues ``prompt`` with ``continuation``."""
+        history, probability = list(prompt), 1.0
+        for token in continuation:
+            probability *= float(self.next_distribution(history)[token])
+            history.append(int(token))
+        return probability
+
+    def all_continuations(self, length: int):
+        """Every sequence of ``length`` tokens, in lexicographic order."""
+        return list(itertools.product(range(self.vocab_size), repeat=length))
+
+    # The model interface ------------------------------------------------------------------------
+
+    @property
+    def cache_length(self) -> int:
+        return len(self.history)
+
+    def reset(self) -> None:
+        self.history = []
+
+    def crop(self, length: int) -> None:
+        del self.history[check_crop(length, len(self.history)) :]
+
+    def forward_new(self, ids: TokenIds) -> torch.Tensor:
+        rows = []
+        for token in check_new_ids(ids, self.vocab_size).tolist():
+            self.history.append(token)
+            rows.append(self.next_distribution(self.history).log())
+        return torch.stack(rows)
+
+
+def random_markov_model(vocab_size: int, order: int, seed: int, sharpness: float = 1.0) -> MarkovModel:
+    """A chain whose rows are softmax(sharpness * standard normal), reproducible from ``seed``.
+
+    Larger ``sharpness`` gives peakier rows (a more predictable chain).
+    """
+    generator = torch.Generator().manual_seed(seed)
+    shape = (vocab_size,) * (order + 1)
+    scores = torch.randn(shape, generator=generator, dtype=torch.float64)
+    return MarkovModel(torch.softmax(sharpness * scores, dim=-1))
+
+
+def blend(a: MarkovModel, b: MarkovModel, weight_a: float) -> MarkovModel:
+    """The chain whose every row is weight_a * a + (1 - weight_a) * b (same vocabulary and order)."""
+    if a.transitions.shape != b.transitions.shape:
+        raise ValueError("blend needs two chains of the same vocabulary and order")
+    return MarkovModel(weight_a * a.transitions + (1 - weight_a) * b.transitions)

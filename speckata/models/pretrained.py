@@ -1,0 +1,68 @@
+"""Load the committed trained models and tokenizers (``speckata/models/weights/``); never trains.
+
+>>> target, draft = load_target(), load_draft()
+>>> target.vocab_size == draft.vocab_size == char_tokenizer().vocab_size
+True
+>>> target.num_parameters() > 10 * draft.num_parameters()
+True
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from speckata.models.gpt import GPT, GPTConfig
+from speckata.models.tokenizers import CharTokenizer, WordTokenizer
+
+WEIGHTS = Path(__file__).with_name("weights")
+
+
+@lru_cache(maxsize=1)
+def settings() -> dict:
+    """What produced the weights: model settings, losses, seconds, versions (weights/settings.json)."""
+    path = WEIGHTS / "settings.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: the trained weights ship with the package (python -m speckata.models.train)")
+    return json.loads(path.read_text())
+
+
+@lru_cache(maxsize=None)
+def _state(name: str) -> dict:
+    return torch.load(WEIGHTS / f"{name}.pt", map_location="cpu", weights_only=True)
+
+
+def load(name: str, dtype: torch.dtype = torch.float32) -> GPT:
+    """A fresh model (empty cache) with the committed weights of ``name``, in eval mode."""
+    config = GPTConfig(**settings()["models"][name]["config"])
+    model = GPT(config)
+    model.load_state_dict({key: value.to(dtype) for key, value in _state(name).items()})
+    return model.to(dtype).eval()
+
+
+def load_target(dtype: torch.dtype = torch.float32) -> GPT:
+    return load("target", dtype)
+
+
+def load_draft(dtype: torch.dtype = torch.float32) -> GPT:
+    return load("draft", dtype)
+
+
+def load_word_draft(dtype: torch.dtype = torch.float32) -> GPT:
+    return load("word_draft", dtype)
+
+
+def char_tokenizer() -> CharTokenizer:
+    return CharTokenizer()
+
+
+@lru_cache(maxsize=1)
+def word_tokenizer() -> WordTokenizer:
+    vocabulary = json.loads((WEIGHTS / "word_tokenizer.json").read_text())["vocabulary"]
+    tokenizer = WordTokenizer(vocabulary[len(WordTokenizer.SPECIALS) + len(CharTokenizer().alphabet) :])
+    if tokenizer.vocabulary != vocabulary:
+        raise ValueError("weights/word_tokenizer.json does not rebuild the same vocabulary")
+    return tokenizer

@@ -1,0 +1,60 @@
+"""A wrapper that records every call a decoder makes on a model: how grading counts what each model is fed.
+
+>>> from speckata.models.markov import MarkovModel
+>>> model = RecordingModel(MarkovModel([[0.5, 0.5], [0.5, 0.5]]))
+>>> _ = model.forward_new([0, 1, 1]); model.crop(1); _ = model.forward_new([0])
+>>> model.calls
+[('forward', (0, 1, 1), 0), ('crop', 1, 3), ('forward', (0,), 1)]
+>>> model.forward_calls, model.tokens_fed, model.cache_length
+(2, 4, 2)
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+class RecordingModel:
+    """Delegates to ``model`` and appends one entry per call to ``calls``:
+
+    ``('forward', ids, cache_length_before)``, ``('crop', length, cache_length_before)``,
+    ``('reset', cache_length_before)``.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        self.calls: list[tuple] = []
+
+    @property
+    def vocab_size(self) -> int:
+        return self.model.vocab_size
+
+    @property
+    def cache_length(self) -> int:
+        return self.model.cache_length
+
+    def forward_new(self, ids) -> torch.Tensor:
+        listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
+        self.calls.append(("forward", listed, self.model.cache_length))
+        return self.model.forward_new(ids)
+
+    def crop(self, length: int) -> None:
+        self.calls.append(("crop", length, self.model.cache_length))
+        self.model.crop(length)
+
+    def reset(self) -> None:
+        self.calls.append(("reset", self.model.cache_length))
+        self.model.reset()
+
+    @property
+    def feeds(self) -> list[tuple[int, ...]]:
+        """The ids of every forward_new call, in order."""
+        return [call[1] for call in self.calls if call[0] == "forward"]
+
+    @property
+    def forward_calls(self) -> int:
+        return len(self.feeds)
+
+    @property
+    def tokens_fed(self) -> int:
+        return sum(len(ids) for ids in self.feeds)

@@ -1,0 +1,391 @@
+"""Grading suite for exercise 10-speculative-generate: speculative_generate(target, draft, prompt_ids, ...).
+
+Every case wraps both models in a RecordingModel, runs the learner's decoder with a seeded torch
+generator, and compares with an independent reference (tests/reference/ex10_reference.py) that
+follows the contract: the tokens, what each model was fed in every call, the statistics, and the
+generator's state afterwards (how many numbers were drawn). Toy Markov chains make the truth
+exact; the committed trained models make it real.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+import torch
+
+from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.models.decoding import SpeculativeResult, autoregressive_generate
+from speckata.models.markov import MarkovModel, blend, random_markov_model
+from speckata.models.pretrained import char_tokenizer, load_draft, load_target
+from speckata.models.recording import RecordingModel
+from tests.reference.ex10_reference import reference_generate
+from tests.reference.ex10_report import first_difference, mismatch_report
+
+EXERCISE = "10-speculative-generate"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    # Tiny tensors: a second thread only adds waiting, and on a busy machine a lot of it.
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+def speculative_generate():
+    return learner_function(EXERCISE, "speculative_generate")
+
+
+# The worked example's chains (order 1, row = previous token).
+EXAMPLE_TARGET = [[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.4, 0.4, 0.2]]
+EXAMPLE_DRAFT = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.6, 0.2, 0.2]]
+
+
+def chains(name: str) -> tuple[MarkovModel, MarkovModel]:
+    """Fresh (target, draft) toy models."""
+    if name == "example":
+        return MarkovModel(EXAMPLE_TARGET), MarkovModel(EXAMPLE_DRAFT)
+    if name == "far":  # order 2, a draft that disagrees often: many rejections
+        return random_markov_model(4, 2, seed=11, sharpness=2.0), random_markov_model(4, 2, seed=12, sharpness=2.0)
+    if name == "close":  # order 2, a draft near the target: long accepted runs
+        target = random_markov_model(4, 2, seed=21, sharpness=2.0)
+        return target, blend(target, random_markov_model(4, 2, seed=22, sharpness=2.0), 0.8)
+    if name == "same":  # the draft IS the target: every draft is accepted
+        return random_markov_model(5, 2, seed=31, sharpness=1.0), random_markov_model(5, 2, seed=31, sharpness=1.0)
+    raise KeyError(name)
+
+
+def describe(models: str, prompt, max_new_tokens, gamma, seed, temperature) -> str:
+    return (f"The case: speculative_generate(target, draft, prompt_ids={list(prompt)}, max_new_tokens={max_new_tokens}, "
+            f"gamma={gamma}, generator=torch.Generator().manual_seed({seed}), temperature={temperature})\n"
+            f"  models: {models}")
+
+
+def run_learner(target, draft, prompt, max_new_tokens, gamma, seed, temperature, case):
+    target, draft = RecordingModel(target), RecordingModel(draft)
+    generator = torch.Generator().manual_seed(seed)
+    result = call_learner(speculative_generate(), target, draft, list(prompt), max_new_tokens, gamma, generator,
+                          temperature=temperature, case=case)
+    return result, target, draft, generator
+
+
+def draws_difference(reference: torch.Generator, learner: torch.Generator) -> str:
+    """How many more or fewer numbers the learner drew than the reference, if within 64."""
+    if torch.equal(reference.get_state(), learner.get_state()):
+        return ""
+    for ahead, behind in ((reference, learner), (learner, reference)):
+        probe = torch.Generator()
+        probe.set_state(ahead.get_state())
+        for count in range(1, 65):
+            torch.rand((), dtype=torch.float64, generator=probe)
+            if torch.equal(probe.get_state(), behind.get_state()):
+                return f"{count} {'more' if ahead is reference else 'fewer'}"
+    return "a different number of"
+
+
+def check_result_shape(result, max_new_tokens: int) -> None:
+    if not isinstance(result, SpeculativeResult):
+        raise GradingFailure(f"speculative_generate must return a SpeculativeResult (speckata.models.decoding); "
+                             f"it returned {type(result).__name__}: {result!r}"[:600])
+    if not isinstance(result.tokens, list) or any(type(t) is not int for t in result.tokens):
+        kinds = sorted({type(t).__name__ for t in result.tokens}) if isinstance(result.tokens, (list, tuple)) else type(result.tokens).__name__
+        raise GradingFailure(f"result.tokens must be a list of plain Python ints; it holds {kinds}. Use int(token).")
+    if len(result.tokens) != max_new_tokens:
+        raise GradingFailure(f"result.tokens holds {len(result.tokens)} tokens; max_new_tokens = {max_new_tokens} asks for "
+                             f"exactly that many (k = min(gamma, remaining - 1) keeps every round inside the budget).")
+
+
+def first_divergence(trace, tokens, target_feeds, draft_feeds) -> str:
+    """A headline naming the earliest round where the learner left the contract, and how."""
+    rounds = {}
+    index = first_difference(trace.target_feeds, target_feeds)
+    if index is not None:
+        rounds.setdefault(index, "fed the target something else than the contract prescribes")
+    index = first_difference(trace.draft_feeds, draft_feeds)
+    if index is not None:
+        calls_before = 0
+        for number, round_ in enumerate(trace.rounds):
+            calls_before += len(round_.draft_feeds)
+            if index < calls_before:
+                break
+        rounds.setdefault(number, "fed the draft something else than the contract prescribes")
+    index = first_difference(trace.tokens, tokens)
+    if index is not None:
+        emitted = 0
+        for number, round_ in enumerate(trace.rounds):
+            emitted += len(round_.emitted)
+            if index < emitted:
+                break
+        rounds.setdefault(number, f"emitted another token than the contract's (first at new token {index})")
+    number = min(rounds)
+    return f"speculative_generate {rounds[number]} in round {number}; everything before was right."
+
+
+def check_case(models: str, target, draft, prompt, max_new_tokens, gamma, seed, temperature=1.0, reference_models=None):
+    """Run the learner and the reference on the same models and seed; compare everything."""
+    case = describe(models, prompt, max_new_tokens, gamma, seed, temperature)
+    result, rec_target, rec_draft, learner_generator = run_learner(target, draft, prompt, max_new_tokens, gamma, seed, temperature, case)
+    check_result_shape(result, max_new_tokens)
+    ref_target, ref_draft = reference_models or (target, draft)
+    reference_generator = torch.Generator().manual_seed(seed)
+    trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma, reference_generator, temperature)
+
+    def fail(headline):
+        raise GradingFailure(mismatch_report(headline, case, trace, result.tokens, rec_target.calls, rec_draft.calls))
+
+    if rec_target.feeds != trace.target_feeds or rec_draft.feeds != trace.draft_feeds or result.tokens != trace.tokens:
+        fail(first_divergence(trace, result.tokens, rec_target.feeds, rec_draft.feeds))
+    stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
+             "target_passes": len(trace.target_feeds), "draft_passes": len(trace.draft_feeds)}
+    for name, expected in stats.items():
+        got = getattr(result, name)
+        if got != expected:
+            fail(f"The tokens are right but result.{name} is {got!r}; expected {expected!r}.")
+    drawn = draws_difference(reference_generator, learner_generator)
+    if drawn:
+        fail(f"The tokens are right but speculative_generate drew {drawn} random numbers than the contract "
+             "(one per draft sample, one per tested draft, one for the replacement or bonus).")
+    return result, rec_target, rec_draft
+
+
+# Task 1: the worked example ------------------------------------------------------------------------
+
+def test_worked_example():
+    target, draft = chains("example")
+    result, rec_target, rec_draft = check_case("the worked example's order-1 chains", target, draft, [0], 6, 2, seed=2)
+    assert result.tokens == [2, 0, 2, 0, 1, 0]
+    assert rec_target.feeds == [(0, 2, 0), (2, 0, 0), (1,)]
+
+
+# Task 2: one round: k draft passes, one target pass -------------------------------------------------
+
+def test_one_round_drafts_gamma_tokens_and_verifies_them_in_one_target_pass():
+    target, draft = chains("same")
+    result, rec_target, rec_draft = check_case("order-2 chains, the draft identical to the target (every draft kept)",
+                                               target, draft, [1, 2, 3], 5, 4, seed=5)
+    if rec_target.forward_calls != 1 or len(rec_target.feeds[0]) != 3 + 4:
+        raise GradingFailure(f"One round with gamma = 4 must call the target once, with the 3 prompt tokens and the 4 drafts; "
+                             f"your target's calls: {rec_target.feeds}")
+    if rec_draft.forward_calls != 4:
+        raise GradingFailure(f"One round with gamma = 4 must call the draft 4 times; your draft's calls: {rec_draft.feeds}")
+
+
+@pytest.mark.parametrize("gamma", [1, 2, 3, 8])
+def test_target_passes_are_rounds_and_draft_passes_are_drafts(gamma):
+    target, draft = chains("far")
+    check_case("order-2 chains that disagree often", target, draft, [0, 1], 30, gamma, seed=100 + gamma)
+
+
+# Task 3: a rejection rolls both caches back ---------------------------------------------------------
+
+def test_rejection_crops_both_caches_to_the_kept_sequence():
+    target, draft = chains("far")
+    result, rec_target, rec_draft = check_case("order-2 chains that disagree often", target, draft, [3], 12, 4, seed=7)
+    assert min(result.accepted_per_pass[:-1]) < 4, "this case was chosen to reject at least once"
+
+
+def test_caches_are_rolled_back_never_recomputed():
+    target, draft = chains("far")
+    prompt, max_new_tokens, gamma = [0, 1, 2, 3, 0, 1], 80, 3
+    case = describe("order-2 chains that disagree often", prompt, max_new_tokens, gamma, 9, 1.0)
+    result, rec_target, rec_draft, _ = run_learner(target, draft, prompt, max_new_tokens, gamma, 9, 1.0, case)
+    check_result_shape(result, max_new_tokens)
+    trace = reference_generate(*chains("far"), prompt, max_new_tokens, gamma, torch.Generator().manual_seed(9))
+    for name, model, feeds in (("target", rec_target, trace.target_feeds), ("draft", rec_draft, trace.draft_feeds)):
+        resets = [c for c in model.calls[1:] if c[0] == "reset"]
+        needed = sum(len(feed) for feed in feeds)
+        if resets or model.tokens_fed > needed:
+            raise GradingFailure(
+                f"The {name} was fed {model.tokens_fed} tokens in {model.forward_calls} calls ({len(resets)} resets after the "
+                f"start) for {max_new_tokens} new tokens; rolling back with crop needs {needed} in {len(feeds)} calls.\n"
+                "After a rejection, crop the cache to len(sequence) - 1 and feed only what it lacks; "
+                "never reset and re-feed the sequence.\n\n" + case)
+    check_case("order-2 chains that disagree often", *chains("far"), prompt, max_new_tokens, gamma, seed=9)
+
+
+# Task 4: after a bonus token the draft catches up --------------------------------------------------
+
+def test_after_a_bonus_the_draft_is_fed_the_last_draft_and_the_bonus_together():
+    target, draft = chains("same")
+    result, rec_target, rec_draft = check_case("order-2 chains, the draft identical to the target (every draft kept)",
+                                               target, draft, [0], 12, 3, seed=3)
+    round_starts = [feed for feed in rec_draft.feeds if len(feed) == 2]
+    if len(round_starts) != 2:
+        raise GradingFailure(f"Every round after the first should start by feeding the draft two tokens; "
+                             f"your draft's calls: {rec_draft.feeds}")
+
+
+# Task 5: the last rounds and the budget --------------------------------------------------------------
+
+@pytest.mark.parametrize("max_new_tokens, expected_drafted", [(7, [4, 1]), (6, [4, 0]), (5, [4]), (1, [0])])
+def test_no_round_overshoots_max_new_tokens(max_new_tokens, expected_drafted):
+    target, draft = chains("same")
+    result, _, _ = check_case("order-2 chains, the draft identical to the target (every draft kept)",
+                              target, draft, [2], max_new_tokens, 4, seed=1)
+    assert result.drafted_per_pass == expected_drafted
+
+
+def test_zero_new_tokens_returns_nothing_and_calls_no_model():
+    target, draft = chains("far")
+    result, rec_target, rec_draft = check_case("order-2 chains", target, draft, [1], 0, 3, seed=0)
+    if rec_target.forward_calls or rec_draft.forward_calls:
+        raise GradingFailure("max_new_tokens = 0 must not call forward_new on either model.")
+
+
+# Task 6: temperature 0 is the target's greedy decoding --------------------------------------------
+
+@pytest.mark.parametrize("models", ["far", "close"])
+def test_temperature_zero_equals_the_targets_greedy_decoding_on_chains(models):
+    target, draft = chains(models)
+    result, _, _ = check_case(f"order-2 chains ({models})", target, draft, [1, 0], 40, 3, seed=4, temperature=0.0)
+    history, greedy = [1, 0], []
+    for _ in range(40):
+        token = int(target.next_distribution(history).argmax())
+        greedy.append(token)
+        history.append(token)
+    if result.tokens != greedy:
+        index = first_difference(greedy, result.tokens)
+        raise GradingFailure(f"At temperature 0 the output must be the target's greedy decoding; it first differs at new token "
+                             f"{index}: yours {result.tokens[index]}, the target's argmax {greedy[index]}.")
+
+
+@pytest.fixture(scope="module")
+def trained_models():
+    return {"float32": (load_target(), load_draft()), "float64": (load_target(torch.float64), load_draft(torch.float64))}
+
+
+PROMPT = char_tokenizer().encode("The default ")
+
+
+def test_temperature_zero_equals_greedy_decoding_on_the_trained_models(trained_models):
+    """float64 copies of the committed models, so that no rounding can separate two logits."""
+    target, draft = trained_models["float64"]
+    prompt = char_tokenizer().encode("The class")
+    greedy = autoregressive_generate(target, prompt, 60, torch.Generator().manual_seed(0), temperature=0.0)
+    result, _, _ = check_case("the committed target and draft, float64", target, draft, prompt, 60, 4, seed=0, temperature=0.0)
+    if result.tokens != greedy:
+        index = first_difference(greedy, result.tokens)
+        raise GradingFailure(f"At temperature 0 the output must equal autoregressive_generate(target, ..., temperature=0); "
+                             f"it first differs at new token {index}.")
+
+
+# Task 7: exact replay against the reference --------------------------------------------------------
+
+@pytest.mark.parametrize("models", ["far", "close", "example"])
+def test_random_cases_match_the_reference(models):
+    gen = torch.Generator().manual_seed(len(models))
+    for index in range(25):
+        gamma = int(torch.randint(1, 6, (), generator=gen))
+        max_new_tokens = int(torch.randint(1, 25, (), generator=gen))
+        prompt = torch.randint(0, 3, (int(torch.randint(1, 4, (), generator=gen)),), generator=gen).tolist()
+        temperature = [1.0, 0.5, 2.0, 0.0][index % 4]
+        try:
+            check_case(f"toy chains ({models})", *chains(models), prompt, max_new_tokens, gamma, seed=1000 + index,
+                       temperature=temperature)
+        except GradingFailure as failure:
+            raise GradingFailure(f"{failure}\n\n(random case {index} of 25; the cases before it passed)") from None
+
+
+@pytest.mark.parametrize("gamma, temperature", [(4, 1.0), (2, 0.7), (6, 1.3)])
+def test_trained_models_match_the_reference(trained_models, gamma, temperature):
+    target, draft = trained_models["float32"]
+    check_case("the committed trained target and draft", target, draft, PROMPT, 40, gamma, seed=gamma, temperature=temperature)
+
+
+# Task 8: the output is distributed as the target's ------------------------------------------------
+
+STAT_RUNS = 2000
+STAT_SEED = 20261130
+STAT_LENGTH = 3  # new tokens per run: 27 possible sequences over 3 tokens
+STAT_GAMMA = 2
+STAT_ALPHA = 1e-3
+
+
+def stat_chains() -> tuple[MarkovModel, MarkovModel]:
+    return random_markov_model(3, 2, seed=1, sharpness=1.5), random_markov_model(3, 2, seed=2, sharpness=1.5)
+
+
+def chi_square_even_df_pvalue(statistic: float, df: int) -> float:
+    """Survival function of the chi-square distribution with an even number of degrees of freedom."""
+    half, term, total = statistic / 2, 1.0, 0.0
+    for i in range(df // 2):
+        term = 1.0 if i == 0 else term * half / i
+        total += term
+    return math.exp(-half) * total
+
+
+def sequence_chi_square(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED) -> tuple[float, float, Counter]:
+    target, draft = stat_chains()
+    generator = torch.Generator().manual_seed(seed)
+    counts = Counter()
+    for _ in range(runs):
+        result = call_learner(generate, target, draft, [0], STAT_LENGTH, STAT_GAMMA, generator, case="(statistical test)")
+        counts[tuple(result.tokens)] += 1
+    statistic = 0.0
+    for sequence in target.all_continuations(STAT_LENGTH):
+        expected = runs * target.sequence_probability([0], sequence)
+        statistic += (counts[sequence] - expected) ** 2 / expected
+    df = target.vocab_size ** STAT_LENGTH - 1
+    return statistic, chi_square_even_df_pvalue(statistic, df), counts
+
+
+def test_generated_sequences_are_distributed_as_the_target():
+    """Chi-square goodness of fit of whole generated sequences against the target chain.
+
+    Statistic: Pearson's chi-square over all 27 sequences of 3 new tokens (26 degrees of freedom),
+    exact expected counts from the order-2 target chain, 2,000 runs from one generator seeded with
+    20261130 (gamma = 2, prompt [0]). Threshold: fail when the p-value is below 1e-3. The
+    reference's p-value is checked in tests/maintainer/test_margins_end_to_end.py; a decoder that
+    replaces rejections with a sample from p instead of the residual scores p < 1e-50 (mutant gate).
+    """
+    statistic, pvalue, counts = sequence_chi_square(speculative_generate())
+    if pvalue < STAT_ALPHA:
+        target, _ = stat_chains()
+        worst = sorted(target.all_continuations(STAT_LENGTH),
+                       key=lambda s: -abs(counts[s] - STAT_RUNS * target.sequence_probability([0], s)))[:5]
+        rows = "\n".join(f"    {list(s)}  observed {counts[s] / STAT_RUNS:.4f}  target {target.sequence_probability([0], s):.4f}"
+                         for s in worst)
+        raise GradingFailure(
+            "The sequences speculative_generate produces are not distributed as the target's.\n"
+            f"  runs: {STAT_RUNS}, 3 new tokens each, gamma = {STAT_GAMMA}, toy order-2 chains over 3 tokens\n"
+            f"  chi-square = {statistic:.1f} (26 degrees of freedom), p-value = {pvalue:.2e} < {STAT_ALPHA}\n"
+            f"  the sequences furthest from the target:\n{rows}\n"
+            "Common causes: a replacement drawn from p instead of max(p - q, 0); a cache not rolled back after a rejection.")
+
+
+# Task 9: bad input ----------------------------------------------------------------------------------
+
+def bad_inputs():
+    target, draft = chains("far")
+    wider = random_markov_model(5, 1, seed=0)
+    return {
+        "empty-prompt": ((target, draft, [], 5, 2), ("prompt",), "an empty prompt"),
+        "prompt-token-out-of-range": ((target, draft, [0, 4], 5, 2), ("prompt",), "prompt token 4 in a vocabulary of 4"),
+        "gamma-zero": ((target, draft, [0], 5, 0), ("gamma",), "gamma = 0"),
+        "negative-max-new-tokens": ((target, draft, [0], -1, 2), ("max_new_tokens",), "max_new_tokens = -1"),
+        "vocabularies-differ": ((target, wider, [0], 5, 2), ("vocabulary",), "a draft over 5 tokens and a target over 4"),
+    }
+
+
+@pytest.mark.parametrize("name", list(bad_inputs()))
+def test_bad_input_raises_a_value_error_naming_the_problem(name):
+    args, mentions, problem = bad_inputs()[name]
+    expect_value_error(speculative_generate(), *args, torch.Generator().manual_seed(0), mentions=mentions, problem=problem)
+
+
+@pytest.mark.parametrize("temperature", [-0.5, float("nan")])
+def test_bad_temperature_raises_a_value_error(temperature):
+    target, draft = chains("far")
+    expect_value_error(speculative_generate(), target, draft, [0], 5, 2, torch.Generator().manual_seed(0),
+                       temperature=temperature, mentions=("temperature",), problem=f"temperature = {temperature}")
+
+
+def test_does_not_modify_the_prompt():
+    target, draft = chains("far")
+    prompt = [0, 1, 2]
+    call_learner(speculative_generate(), target, draft, prompt, 10, 3, torch.Generator().manual_seed(0), case="prompt [0, 1, 2]")
+    if prompt != [0, 1, 2]:
+        raise GradingFailure(f"speculative_generate changed the caller's prompt list to {prompt}; work on a copy.")
