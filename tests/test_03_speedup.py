@@ -68,7 +68,7 @@ def test_worked_example_speedup():
 @pytest.mark.parametrize("gamma", [0, 1, 5, 32])
 def test_alpha_one_gives_gamma_plus_one(gamma):
     assert check_tokens(1.0, gamma, f"α = 1 (every draft accepted: γ + 1 = {gamma + 1} tokens)") == gamma + 1
-    check_speedup(1.0, gamma, 0.25, f"α = 1 with c = 0.25 ((γ + 1) / (γ·0.25 + 1))")
+    check_speedup(1.0, gamma, 0.25, "α = 1 with c = 0.25 ((γ + 1) / (γ·0.25 + 1))")
     check_tokens(1, gamma, "α = 1 given as the int 1")
 
 

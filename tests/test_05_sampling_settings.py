@@ -13,6 +13,7 @@ import pytest
 
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from tests.reference.ex05_cases import generated_step_case, generated_warp_case
 from tests.reference.ex05_reference import chi_square_test, reference_warp
 from tests.reference.ex05_report import CHAIN_NOTE, check_step, check_warp
 
@@ -127,17 +128,7 @@ def test_generated_settings_match_the_reference():
     top_p on or off. Cases where a top-p cumulative sum lies within 1e-9 of top_p are regenerated."""
     gen = np.random.default_rng(505)
     for index in range(300):
-        while True:
-            vocab = int(gen.integers(1, 12))
-            shape = (vocab,) if gen.random() < 0.5 else (int(gen.integers(1, 4)), vocab)
-            logits = gen.normal(0.0, gen.uniform(0.5, 3.0), size=shape)
-            settings = {"temperature": 0.0 if gen.random() < 0.1 else float(gen.uniform(0.2, 3.0))}
-            if gen.random() < 0.5:
-                settings["top_k"] = int(gen.integers(1, vocab + 2))
-            if gen.random() < 0.5:
-                settings["top_p"] = float(gen.uniform(0.05, 1.0))
-            if reference_warp(logits, **settings)[1] > 1e-9:
-                break
+        logits, settings = generated_warp_case(gen)
         try:
             check_warp(warp(), logits, f"generated case {index}", **settings)
         except GradingFailure as failure:
@@ -185,30 +176,11 @@ def test_gamma_zero():
 def test_generated_steps_match_the_reference(vocab):
     """200 generated steps per vocabulary size (seed 550 + V); uniforms at least 1e-9 from every
     decision boundary, top-p cumulative sums at least 1e-9 from top_p."""
-    from tests.reference.ex05_reference import reference_step
-
     gen = np.random.default_rng(550 + vocab)
     for index in range(200):
-        while True:
-            gamma = int(gen.integers(0, 5))
-            target = gen.normal(0, 2, size=(gamma + 1, vocab))
-            drafts = 0.7 * target[:gamma] + gen.normal(0, 1, size=(gamma, vocab))
-            settings = {"temperature": float(gen.choice([0.0, 0.5, 1.0, 1.7]))}
-            if gen.random() < 0.5:
-                settings["top_k"] = int(gen.integers(1, vocab + 1))
-            if gen.random() < 0.5:
-                settings["top_p"] = float(gen.uniform(0.3, 1.0))
-            q, closest_q = reference_warp(drafts, **settings)
-            _, closest_p = reference_warp(target, **settings)
-            draft = [int(gen.choice(vocab, p=row)) for row in q]
-            uniforms = gen.random(gamma + 1).tolist()
-            *_, trace = reference_step(target, drafts, draft, uniforms + [0.5] * 3, **settings)
-            margin = trace.margin() if trace is not None else np.inf
-            if min(closest_p, closest_q, margin) > 1e-9:
-                break
-        used = uniforms[: trace.draws] if trace is not None else []
+        target, drafts, draft, uniforms, settings = generated_step_case(gen, vocab)
         try:
-            check_step(step(), target, drafts, draft, used, f"generated step {index} (V = {vocab})", **settings)
+            check_step(step(), target, drafts, draft, uniforms, f"generated step {index} (V = {vocab})", **settings)
         except GradingFailure as failure:
             raise GradingFailure(f"{failure}\n\n(The first failing generated step; steps before it passed.)") from None
 

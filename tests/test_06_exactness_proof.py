@@ -173,7 +173,8 @@ def test_distribution_matches_a_simulation_of_the_rule(rule):
             f"  runs: {STAT_RUNS}, p = {STAT_P.tolist()}, q = {STAT_Q.tolist()}\n"
             f"  simulated frequencies: {(counts / STAT_RUNS).round(4).tolist()}\n"
             f"  yours:                 {result.round(4).tolist()}\n"
-            f"  chi-square = {statistic:.1f} ({df} degrees of freedom), p-value = {pvalue:.2e} < {STAT_ALPHA}"
+            + (f"  tokens your distribution gives probability 0 came out: {impossible}\n" if impossible else "")
+            + f"  chi-square = {statistic:.1f} ({df} degrees of freedom), p-value = {pvalue:.2e} < {STAT_ALPHA}"
         )
 
 

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 sys.path.insert(0, "../solutions")
+from ex01_speculative_step import speculative_step
 from ex02_acceptance_rate import acceptance_rate
 from ex05_sampling_settings import speculative_step_from_logits, warp
 
@@ -63,8 +64,6 @@ for name, kwargs in settings.items():
 kwargs = {"temperature": 1.5, "top_k": 4}
 p = warp(target_logits, **kwargs)
 q = warp(draft_logits, **kwargs)
-sys.path.insert(0, "../solutions")
-from ex01_speculative_step import speculative_step
 
 def only_target_warped(target_logits, draft_logits, draft, rng, **kwargs):  # a bug: never do this
     return speculative_step(warp(target_logits, **kwargs), warp(draft_logits), draft, rng)
