@@ -25,7 +25,7 @@ def acceptance_rate():
 
 
 def rows(value) -> str:
-    return np.array2string(np.asarray(value, dtype=float), precision=6, separator=", ", threshold=20)
+    return np.array2string(np.asarray(value, dtype=float), precision=10, separator=", ", threshold=20)
 
 
 def call(p, q):

@@ -25,12 +25,16 @@ def greedy_step():
     return learner_function(EXERCISE, "greedy_step")
 
 
+def describe(p, q, draft) -> str:
+    return describe_case(p, q, draft, []).replace("\n  stream     = []", "")  # greedy draws nothing
+
+
 def check_case(p, q, draft, what: str) -> list[int]:
-    tokens = call_learner(greedy_step(), p, q, draft, case=describe_case(p, q, draft, []))
+    tokens = call_learner(greedy_step(), p, q, draft, case=describe(p, q, draft))
     expected, reasons = reference_greedy(p, q, draft)
     if tokens != expected:
         raise GradingFailure(
-            f"greedy_step got {what} wrong.\n\n{describe_case(p, q, draft, [])}\n\n"
+            f"greedy_step got {what} wrong.\n\n{describe(p, q, draft)}\n\n"
             f"  yours:     {tokens!r}\n  expected:  {expected!r}\n\nThe reference's reasoning:\n" + "\n".join(reasons)
         )
     if not all(type(token) is int for token in tokens):

@@ -27,7 +27,7 @@ def output_distribution():
 
 
 def row(values) -> str:
-    return np.array2string(np.asarray(values, dtype=float), precision=6, separator=", ", threshold=20)
+    return np.array2string(np.asarray(values, dtype=float), precision=10, separator=", ", threshold=20)
 
 
 def check(p, q, rule: str, what: str, expected=None) -> np.ndarray:
@@ -43,7 +43,7 @@ def check(p, q, rule: str, what: str, expected=None) -> np.ndarray:
         raise GradingFailure(
             f"output_distribution got {what} wrong.\n  the call: {call}\n"
             f"  α = Σ min(p, q) = {alpha:.6g}, min(p, q) = {row(np.minimum(p, q))}\n"
-            f"  yours:    {row(result)}\n  expected: {row(expected)} (to {TOLERANCE:g})\n"
+            f"  yours:    {row(result)} (sum {float(result.sum())!r})\n  expected: {row(expected)} (sum {float(expected.sum())!r}, to {TOLERANCE:g})\n"
             "P(x) = min(p(x), q(x)) + (1 − α)·replacement(x); the replacement is the residual max(0, p − q) "
             "normalised for 'exact', p normalised for 'resample_from_target'."
         )
