@@ -76,47 +76,49 @@ def pass_seconds(model, new_tokens: int, cached: int = 100, calls: int = 200) ->
     return best
 
 
-def measure(args) -> dict:
-    speculative_generate = load_speculative_generate(args.target)
-    target, draft = load_target(), load_draft()
+def measure(tokens: int = 200, repeats: int = 3, temperature: float = 1.0, seed: int = 0, target: str = "solutions",
+            gammas=GAMMAS) -> dict:
+    """Everything the table prints, as a dict (the notebook plots it)."""
+    speculative_generate = load_speculative_generate(target)
+    target_model, draft = load_target(), load_draft()
     prompts = [char_tokenizer().encode(text) for text in PROMPTS]
-    one_target, one_draft = pass_seconds(target, 1), pass_seconds(draft, 1)
-    verify = {gamma: pass_seconds(target, gamma + 1) / one_target for gamma in GAMMAS}
-    best = {"baseline": float("inf"), **{gamma: float("inf") for gamma in GAMMAS}}
+    one_target, one_draft = pass_seconds(target_model, 1), pass_seconds(draft, 1)
+    verify = {gamma: pass_seconds(target_model, gamma + 1) / one_target for gamma in gammas}
+    best = {"baseline": float("inf"), **{gamma: float("inf") for gamma in gammas}}
     stats = {}
-    for repeat in range(args.repeats):
+    for _ in range(repeats):
         started = time.perf_counter()
         for index, prompt in enumerate(prompts):
-            autoregressive_generate(target, prompt, args.tokens, torch.Generator().manual_seed(args.seed + index), args.temperature)
+            autoregressive_generate(target_model, prompt, tokens, torch.Generator().manual_seed(seed + index), temperature)
         best["baseline"] = min(best["baseline"], time.perf_counter() - started)
-        for gamma in GAMMAS:
-            accepted = tested = tokens = passes = 0
+        for gamma in gammas:
+            accepted = tested = emitted = passes = 0
             started = time.perf_counter()
             for index, prompt in enumerate(prompts):
-                result = speculative_generate(target, draft, prompt, args.tokens, gamma,
-                                              torch.Generator().manual_seed(args.seed + index), args.temperature)
+                result = speculative_generate(target_model, draft, prompt, tokens, gamma,
+                                              torch.Generator().manual_seed(seed + index), temperature)
                 accepted += sum(result.accepted_per_pass)
                 tested += sum(min(k, a + 1) for a, k in zip(result.accepted_per_pass, result.drafted_per_pass))
-                tokens += len(result.tokens)
+                emitted += len(result.tokens)
                 passes += result.target_passes
             best[gamma] = min(best[gamma], time.perf_counter() - started)
-            stats[gamma] = {"alpha": accepted / tested, "tokens_per_pass": tokens / passes}
+            stats[gamma] = {"alpha": accepted / tested, "tokens_per_pass": emitted / passes}
     cost_ratio = one_draft / one_target
     rows = []
-    for gamma in GAMMAS:
+    for gamma in gammas:
         alpha = stats[gamma]["alpha"]
         rows.append({"gamma": gamma, "alpha": alpha, "tokens_per_pass": stats[gamma]["tokens_per_pass"],
                      "tokens_per_pass_formula": expected_tokens_per_pass(alpha, gamma),
                      "speedup": best["baseline"] / best[gamma], "speedup_bound": speedup_bound(alpha, gamma, cost_ratio),
                      "verify_cost": verify[gamma]})
     return {"cost_ratio": cost_ratio, "target_ms": one_target * 1e3, "draft_ms": one_draft * 1e3,
-            "baseline_s": best["baseline"], "rows": rows, "tokens": args.tokens * len(prompts)}
+            "baseline_s": best["baseline"], "rows": rows, "tokens": tokens * len(prompts)}
 
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
     torch.set_num_threads(args.threads)
-    result = measure(args)
+    result = measure(args.tokens, args.repeats, args.temperature, args.seed, args.target)
     print(f"speculative decoding on the committed char-level models: {result['tokens']} new tokens "
           f"({len(PROMPTS)} prompts x {args.tokens}), temperature {args.temperature}, {args.threads} thread(s), "
           f"best of {args.repeats}")

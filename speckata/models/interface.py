@@ -54,23 +54,20 @@ class CachedLanguageModel(Protocol):
 def check_new_ids(ids: TokenIds, vocab_size: int) -> torch.Tensor:
     """The new ids as a 1-D int64 tensor; ValueError naming the problem otherwise."""
     if isinstance(ids, torch.Tensor):
-        if ids.dtype.is_floating_point or ids.dtype == torch.bool:
-            raise ValueError(f"forward_new needs integer token ids; got a tensor of {ids.dtype}")
-        tensor = ids.detach().to(torch.int64).reshape(-1) if ids.dim() <= 1 else None
-        if tensor is None:
-            raise ValueError(f"forward_new takes the new ids of one sequence, a 1-D list; got shape {tuple(ids.shape)}")
-    else:
-        values = list(ids)
-        if any(not isinstance(v, int) and not (hasattr(v, "__index__") and not isinstance(v, bool)) for v in values):
-            raise ValueError(f"forward_new needs integer token ids; got {values!r}")
-        tensor = torch.tensor([int(v) for v in values], dtype=torch.int64)
-    if tensor.numel() == 0:
+        if ids.dtype.is_floating_point or ids.dtype == torch.bool or ids.dim() > 1:
+            raise ValueError(f"forward_new takes the new ids of one sequence, a 1-D list of integers; "
+                             f"got a tensor of {ids.dtype} and shape {tuple(ids.shape)}")
+        ids = ids.reshape(-1).tolist()
+    values = list(ids)
+    if any(isinstance(v, bool) or not hasattr(v, "__index__") for v in values):
+        raise ValueError(f"forward_new needs integer token ids; got {values!r}")
+    if not values:
         raise ValueError("forward_new needs at least one new token id (got none)")
-    low, high = int(tensor.min()), int(tensor.max())
-    if low < 0 or high >= vocab_size:
-        bad = low if low < 0 else high
-        raise ValueError(f"token id {bad} is out of range for a vocabulary of {vocab_size}")
-    return tensor
+    values = [int(v) for v in values]
+    bad = [v for v in values if not 0 <= v < vocab_size]
+    if bad:
+        raise ValueError(f"token id {bad[0]} is out of range for a vocabulary of {vocab_size}")
+    return torch.tensor(values, dtype=torch.int64)
 
 
 def check_crop(length: int, cache_length: int) -> int:

@@ -66,3 +66,16 @@ def word_tokenizer() -> WordTokenizer:
     if tokenizer.vocabulary != vocabulary:
         raise ValueError("weights/word_tokenizer.json does not rebuild the same vocabulary")
     return tokenizer
+
+
+def text_windows(split: str, window: int, limit: int | None = None) -> torch.Tensor:
+    """Consecutive, non-overlapping windows of ``window`` characters of the training or held-out
+    text (``speckata.models.corpus``), as target token ids: an int64 tensor (N, window)."""
+    from speckata.models import corpus
+
+    if split not in ("train", "held_out"):
+        raise ValueError(f"split must be 'train' or 'held_out'; got {split!r}")
+    text = corpus.training_text() if split == "train" else corpus.held_out_text()
+    ids = torch.tensor(char_tokenizer().encode(text), dtype=torch.int64)
+    count = ids.numel() // window if limit is None else min(limit, ids.numel() // window)
+    return ids[: count * window].view(count, window)

@@ -18,6 +18,8 @@ holding a generator with the same seed knows every number you draw:
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 
 import torch
@@ -46,20 +48,25 @@ def draw_uniform(generator: torch.Generator) -> float:
 
 
 def sample_token(probs: torch.Tensor, generator: torch.Generator) -> int:
-    """One token from ``probs`` (1-D, non-negative, positive total) with one :func:`draw_uniform`."""
+    """One token from ``probs`` (1-D, non-negative, positive total) with one :func:`draw_uniform`.
+
+    The weights are summed left to right and normalised by their total; the token is the first
+    whose normalised cumulative sum exceeds u (exactly what ``speckata.sample`` does in numpy).
+    """
     weights = torch.as_tensor(probs, dtype=torch.float64)
     if weights.dim() != 1 or weights.numel() == 0:
         raise ValueError(f"sample_token needs a non-empty 1-D tensor of probabilities; got shape {tuple(weights.shape)}")
-    if not torch.isfinite(weights).all() or (weights < 0).any():
+    values = weights.tolist()  # small vocabularies: plain Python is faster than a chain of tensor ops
+    if not all(v >= 0 and v != math.inf for v in values):  # also False for NaN
         raise ValueError("sample_token: the probabilities must be finite and non-negative")
-    total = float(weights.sum())
-    if total <= 0:
-        raise ValueError("sample_token: the probabilities sum to zero; there is nothing to sample")
+    cumulative = list(itertools.accumulate(values))
+    total = cumulative[-1]
+    if not total > 0 or total == math.inf:
+        raise ValueError("sample_token: the probabilities sum to zero (or overflow); there is nothing to sample")
     u = draw_uniform(generator)
-    cdf = torch.cumsum(weights, dim=0) / total
-    index = int(torch.searchsorted(cdf, torch.tensor([u], dtype=torch.float64), right=True))
-    if index >= weights.numel() or weights[index] == 0:
-        index = int(torch.nonzero(weights)[-1])
+    index = bisect.bisect_right([c / total for c in cumulative], u)
+    if index >= len(values) or values[index] == 0:
+        index = max(i for i, v in enumerate(values) if v > 0)
     return index
 
 

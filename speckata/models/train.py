@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = json.loads(settings_path.read_text()) if settings_path.exists() else {"models": {}}
     summary.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
                    corpus="pydoc_data.topics, folded to ASCII; every tenth topic held out",
-                   command="python -m speckata.models.train " + " ".join(argv if argv is not None else sys.argv[1:]))
+                   command=" ".join(["python -m speckata.models.train"] + [a for a in (argv if argv is not None else sys.argv[1:])
+                                                                             if not a.startswith("--out") and a != str(args.out)]))
     for name in args.only or list(SETTINGS):
         model, record, tokenizer = train_one(name, SETTINGS[name], args.scale)
         state = {key: value.to(torch.float16) for key, value in model.state_dict().items()}
