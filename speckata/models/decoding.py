@@ -105,3 +105,46 @@ def autoregressive_generate(model, prompt_ids, max_new_tokens: int, generator: t
         new.append(token)
         pending = [token]
     return new
+
+
+@dataclass
+class CrossTokenizerResult:
+    """What ``cross_tokenizer_generate`` returns (exercise 12).
+
+    text               the new text (the decoded new target tokens), prompt not included.
+    tokens             the max_new_tokens new target token ids, as plain ints.
+    proposed_per_pass  for each target pass, how many target tokens the draft's text proposed.
+    accepted_per_pass  for each target pass, how many of them were kept.
+    target_passes      how many times the target's forward_new was called.
+    draft_passes       how many times the draft's forward_new was called.
+    """
+
+    text: str = ""
+    tokens: list[int] = field(default_factory=list)
+    proposed_per_pass: list[int] = field(default_factory=list)
+    accepted_per_pass: list[int] = field(default_factory=list)
+    target_passes: int = 0
+    draft_passes: int = 0
+
+    @property
+    def tokens_per_pass(self) -> float:
+        return len(self.tokens) / self.target_passes if self.target_passes else 0.0
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Kept proposal tokens over tested ones (a rejection ends a round)."""
+        tested = sum(min(proposed, accepted + 1) for accepted, proposed in zip(self.accepted_per_pass, self.proposed_per_pass))
+        return sum(self.accepted_per_pass) / tested if tested else 0.0
+
+
+def check_cross_tokenizer_inputs(prompt, max_new_tokens, gamma, temperature) -> str:
+    """The checks of exercise 12 (the tokenizer checks the prompt's characters); returns the prompt.
+
+    ValueError phrases: "prompt", "max_new_tokens", "gamma", "temperature".
+    """
+    if not isinstance(prompt, str) or not prompt:
+        raise ValueError(f"the prompt must be a non-empty string; got {prompt!r}")
+    check_count("max_new_tokens", max_new_tokens, 0)
+    check_count("gamma", gamma, 1)
+    check_temperature(temperature)
+    return prompt

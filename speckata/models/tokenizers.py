@@ -19,6 +19,8 @@
 ([0, 98, 99, 3, 86, 68, 87], [99])
 >>> words.decode([0, 99, 1])
 ' cat\\ufffd'
+>>> [words.vocabulary[i] for i in words.ids_starting_with(" c")]
+[' cat']
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ class WordTokenizer:
             else:
                 ids.extend(self.index.get(ch, self.UNK) for ch in piece)
         return ids
+
+    def ids_starting_with(self, prefix: str) -> list[int]:
+        """The ids of every piece (specials excluded) whose text starts with ``prefix``, ascending."""
+        return [i for i, piece in enumerate(self.vocabulary) if i >= len(self.SPECIALS) and piece.startswith(prefix)]
 
     def decode(self, ids) -> str:
         out = []
