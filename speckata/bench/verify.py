@@ -36,6 +36,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: torch's choice)")
     return parser.parse_args(argv)
 
 
@@ -85,6 +86,8 @@ def best_times(functions: dict, repeats: int, device) -> dict:
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     dtype = getattr(torch, args.dtype)
     gammas = [int(g) for g in args.gammas.split(",")]
     batched = load_solution("ex08_batched_verifier").speculative_step_batched
