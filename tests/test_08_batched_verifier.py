@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from tests.reference.ex08_cases import ACCEPT_ROW, BONUS_ROW, Q_ROW, REJECT_ROW, forced_batch, random_batch
 from tests.reference.ex08_cost import measure
 from tests.reference.ex08_reference import PAD, contract_uniforms, expected_rows, make_generator
 from tests.reference.ex08_report import describe_batch, row_report
@@ -92,22 +93,8 @@ def test_worked_example():
 
 
 # Task 2: every row keeps its own prefix ------------------------------------------------------------
-# Rows built from three kinds of positions: p/q = 7/6 at the drafted token (always accepted),
-# p = 0 there (always rejected; the residual is all on token 0), and a bonus row unlike both.
-
-Q_ROW = [0.05, 0.3, 0.05, 0.6]
-ACCEPT_ROW = [0.05, 0.35, 0.05, 0.55]
-REJECT_ROW = [0.35, 0.0, 0.05, 0.6]
-BONUS_ROW = [0.1, 0.05, 0.8, 0.05]
-
-
-def forced_batch(patterns: list[str], dtype=torch.float64):
-    """One row per pattern, one letter per position: 'a' accepts, 'r' rejects."""
-    gamma = len(patterns[0])
-    target = [[ACCEPT_ROW if c == "a" else REJECT_ROW for c in pattern] + [BONUS_ROW] for pattern in patterns]
-    draft = torch.tensor([[Q_ROW] * gamma for _ in patterns], dtype=dtype).reshape(len(patterns), gamma, 4)
-    return torch.tensor(target, dtype=dtype), draft, torch.ones(len(patterns), gamma, dtype=torch.int64)
-
+# Forced batches (tests/reference/ex08_cases.py): each position's p/q is 7/6 ('a', always accepted)
+# or 0 ('r', always rejected, the residual all on token 0), so every row's count is known.
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 def test_rows_accept_different_numbers_of_drafts(dtype):
@@ -162,25 +149,6 @@ def test_u_equal_to_the_ratio_rejects(dtype):
 
 
 # Task 4: many random batches against exercise 01's reference ---------------------------------------
-
-def random_rows(gen, count: int, vocab: int) -> np.ndarray:
-    style = gen.choice(["peaked", "flat", "sparse"])
-    rows = gen.dirichlet(np.full(vocab, {"peaked": 0.1, "flat": 10.0, "sparse": 1.0}[style]), size=count)
-    if style == "sparse" and vocab > 2:
-        rows[gen.random(rows.shape) < 0.4] = 0.0
-        rows[rows.sum(axis=1) == 0, 0] = 1.0
-    return rows / rows.sum(axis=1, keepdims=True)
-
-
-def random_batch(gen, batch: int, gamma: int, vocab: int, dtype, device="cpu"):
-    p = random_rows(gen, batch * (gamma + 1), vocab).reshape(batch, gamma + 1, vocab)
-    q = random_rows(gen, batch * gamma, vocab).reshape(batch, gamma, vocab)
-    close = gen.random(batch) < 0.4  # drafts close to the target: long accepted runs
-    q[close] = 0.9 * p[close, :gamma] + 0.1 * q[close]
-    drafts = np.array([[gen.choice(vocab, p=row) for row in q_b] for q_b in q], dtype=np.int64).reshape(batch, gamma)
-    as_tensor = lambda a: torch.tensor(a, dtype=dtype, device=device)  # noqa: E731
-    return as_tensor(p), as_tensor(q), torch.tensor(drafts, device=device)
-
 
 SHAPES = [(64, 4, 5), (32, 7, 50), (40, 1, 2), (24, 3, 300), (1, 5, 17)]
 
