@@ -39,9 +39,10 @@ measure_agreement): "vocabulary" (the models' vocabularies differ), "contexts" (
 tensor with N, T >= 1, or an id out of range), "steps" (not an integer >= 0), "batch_size" (not an
 integer >= 1), "learning_rate" and "temperature" (not positive finite numbers).
 
-What to expect: with the defaults, 400 steps on the "train" windows of 128 characters raise α on
-the "held_out" windows by at least 0.10 (the notebook measures it, with the time taken); training
-the draft for the same steps with plain cross-entropy on the text raises it far less.
+What to expect (the margin this exercise promises): with the defaults, 400 steps on the "train"
+windows of 128 characters raise α on the 85 "held_out" windows by at least 0.10. Measured by the
+notebook on the machine that built it: α 0.537 -> 0.655 and top-1 0.417 -> 0.572, in 34 s on one
+CPU thread; 400 steps of plain cross-entropy on the text instead reach only 0.573 and 0.458.
 
 Worked example (a short run; the grader's runs are as small):
 
