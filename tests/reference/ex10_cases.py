@@ -1,0 +1,128 @@
+"""Exercise 10-speculative-generate: the toy models of the suite and how one case is run and judged.
+
+check_case runs the learner's decoder and the reference (tests/reference/ex10_reference.py) on
+the same models and seed, wrapped in RecordingModel, and compares the tokens, every call each
+model received, the statistics and the generator's state, naming the first round that differs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from speckata.grading import GradingFailure, call_learner
+from speckata.models.decoding import SpeculativeResult
+from speckata.models.markov import MarkovModel, blend, random_markov_model
+from speckata.models.recording import RecordingModel
+from tests.reference.ex10_reference import reference_generate
+from tests.reference.ex10_report import first_difference, mismatch_report
+
+# The worked example's chains (order 1, row = previous token).
+EXAMPLE_TARGET = [[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.4, 0.4, 0.2]]
+EXAMPLE_DRAFT = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.6, 0.2, 0.2]]
+
+
+def chains(name: str) -> tuple[MarkovModel, MarkovModel]:
+    """Fresh (target, draft) toy models."""
+    if name == "example":
+        return MarkovModel(EXAMPLE_TARGET), MarkovModel(EXAMPLE_DRAFT)
+    if name == "far":  # order 2, a draft that disagrees often: many rejections
+        return random_markov_model(4, 2, seed=11, sharpness=2.0), random_markov_model(4, 2, seed=12, sharpness=2.0)
+    if name == "close":  # order 2, a draft near the target: long accepted runs
+        target = random_markov_model(4, 2, seed=21, sharpness=2.0)
+        return target, blend(target, random_markov_model(4, 2, seed=22, sharpness=2.0), 0.8)
+    if name == "same":  # the draft IS the target: every draft is accepted
+        return random_markov_model(5, 2, seed=31, sharpness=1.0), random_markov_model(5, 2, seed=31, sharpness=1.0)
+    raise KeyError(name)
+
+
+def describe(models: str, prompt, max_new_tokens, gamma, seed, temperature) -> str:
+    return (f"The case: speculative_generate(target, draft, prompt_ids={list(prompt)}, max_new_tokens={max_new_tokens}, "
+            f"gamma={gamma}, generator=torch.Generator().manual_seed({seed}), temperature={temperature})\n"
+            f"  models: {models}")
+
+
+def run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, temperature, case):
+    target, draft = RecordingModel(target), RecordingModel(draft)
+    generator = torch.Generator().manual_seed(seed)
+    result = call_learner(function, target, draft, list(prompt), max_new_tokens, gamma, generator,
+                          temperature=temperature, case=case)
+    return result, target, draft, generator
+
+
+def draws_difference(reference: torch.Generator, learner: torch.Generator) -> str:
+    """How many more or fewer numbers the learner drew than the reference, if within 64."""
+    if torch.equal(reference.get_state(), learner.get_state()):
+        return ""
+    for ahead, behind in ((reference, learner), (learner, reference)):
+        probe = torch.Generator()
+        probe.set_state(ahead.get_state())
+        for count in range(1, 65):
+            torch.rand((), dtype=torch.float64, generator=probe)
+            if torch.equal(probe.get_state(), behind.get_state()):
+                return f"{count} {'more' if ahead is reference else 'fewer'}"
+    return "a different number of"
+
+
+def check_result_shape(result, max_new_tokens: int) -> None:
+    if not isinstance(result, SpeculativeResult):
+        raise GradingFailure(f"speculative_generate must return a SpeculativeResult (speckata.models.decoding); "
+                             f"it returned {type(result).__name__}: {result!r}"[:600])
+    if not isinstance(result.tokens, list) or any(type(t) is not int for t in result.tokens):
+        kinds = sorted({type(t).__name__ for t in result.tokens}) if isinstance(result.tokens, (list, tuple)) else type(result.tokens).__name__
+        raise GradingFailure(f"result.tokens must be a list of plain Python ints; it holds {kinds}. Use int(token).")
+    if len(result.tokens) != max_new_tokens:
+        raise GradingFailure(f"result.tokens holds {len(result.tokens)} tokens; max_new_tokens = {max_new_tokens} asks for "
+                             f"exactly that many (k = min(gamma, remaining - 1) keeps every round inside the budget).")
+
+
+def first_divergence(trace, tokens, target_feeds, draft_feeds) -> str:
+    """A headline naming the earliest round where the learner left the contract, and how."""
+    rounds = {}
+    index = first_difference(trace.target_feeds, target_feeds)
+    if index is not None:
+        rounds.setdefault(index, "fed the target something else than the contract prescribes")
+    index = first_difference(trace.draft_feeds, draft_feeds)
+    if index is not None:
+        calls_before = 0
+        for number, round_ in enumerate(trace.rounds):
+            calls_before += len(round_.draft_feeds)
+            if index < calls_before:
+                break
+        rounds.setdefault(number, "fed the draft something else than the contract prescribes")
+    index = first_difference(trace.tokens, tokens)
+    if index is not None:
+        emitted = 0
+        for number, round_ in enumerate(trace.rounds):
+            emitted += len(round_.emitted)
+            if index < emitted:
+                break
+        rounds.setdefault(number, f"emitted another token than the contract's (first at new token {index})")
+    number = min(rounds)
+    return f"speculative_generate {rounds[number]} in round {number}; everything before was right."
+
+
+def check_case(function, models: str, target, draft, prompt, max_new_tokens, gamma, seed, temperature=1.0, reference_models=None):
+    """Run the learner and the reference on the same models and seed; compare everything."""
+    case = describe(models, prompt, max_new_tokens, gamma, seed, temperature)
+    result, rec_target, rec_draft, learner_generator = run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, temperature, case)
+    check_result_shape(result, max_new_tokens)
+    ref_target, ref_draft = reference_models or (target, draft)
+    reference_generator = torch.Generator().manual_seed(seed)
+    trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma, reference_generator, temperature)
+
+    def fail(headline):
+        raise GradingFailure(mismatch_report(headline, case, trace, result.tokens, rec_target.calls, rec_draft.calls))
+
+    if rec_target.feeds != trace.target_feeds or rec_draft.feeds != trace.draft_feeds or result.tokens != trace.tokens:
+        fail(first_divergence(trace, result.tokens, rec_target.feeds, rec_draft.feeds))
+    stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
+             "target_passes": len(trace.target_feeds), "draft_passes": len(trace.draft_feeds)}
+    for name, expected in stats.items():
+        got = getattr(result, name)
+        if got != expected:
+            fail(f"The tokens are right but result.{name} is {got!r}; expected {expected!r}.")
+    drawn = draws_difference(reference_generator, learner_generator)
+    if drawn:
+        fail(f"The tokens are right but speculative_generate drew {drawn} random numbers than the contract "
+             "(one per draft sample, one per tested draft, one for the replacement or bonus).")
+    return result, rec_target, rec_draft
