@@ -4,7 +4,8 @@ For B sequences of γ drafts over a V-token vocabulary (default B = 64, V = 3200
 γ = 2, 4, 8, 16) it times, in one run, taking the minimum over repeats:
 
 - batched:  exercise 08's reference solution, solutions/ex08_batched_verifier.py, on the batch;
-- loop:     exercise 07's reference solution called once per row in a Python loop;
+- loop:     exercise 07's reference solution called once per row in a Python loop (and the same
+            loop with exercise 07's input checks switched off, since they read every row);
 - cumsum:   one torch.cumsum over a (B, V) tensor, the floor of drawing one inverse-CDF token
             per row (every verifier must at least do that).
 
@@ -91,40 +92,54 @@ def main(argv: list[str]) -> int:
     dtype = getattr(torch, args.dtype)
     gammas = [int(g) for g in args.gammas.split(",")]
     batched = load_solution("ex08_batched_verifier").speculative_step_batched
-    per_row = load_solution("ex07_torch_step").speculative_decode_step
+    exercise_07 = load_solution("ex07_torch_step")
+    per_row = exercise_07.speculative_decode_step
     generator = torch.Generator(device=args.device).manual_seed(args.seed)
 
     floor_input = torch.rand((args.batch, args.vocab), generator=generator, dtype=dtype, device=args.device)
+    batches = {gamma: make_batch(args.batch, gamma, args.vocab, dtype, args.device, generator) for gamma in gammas}
+    accepted = {
+        gamma: float(batched(*batch, generator).num_accepted.double().mean()) for gamma, batch in batches.items()
+    }
+
+    def verify(gamma):
+        return lambda: batched(*batches[gamma], generator)
+
+    def loop(gamma):
+        target_probs, draft_probs, draft_tokens = batches[gamma]
+        return lambda: [per_row(draft_probs[b], target_probs[b], draft_tokens[b], generator) for b in range(args.batch)]
+
+    def loop_unchecked(gamma):
+        """The same loop with exercise 07's input checks switched off: they read every row of
+        every input, which the batched verifier's checks (O(B·γ)) do not."""
+        def run():
+            checks = exercise_07.check_torch_step_inputs
+            exercise_07.check_torch_step_inputs = lambda *inputs: None
+            try:
+                loop(gamma)()
+            finally:
+                exercise_07.check_torch_step_inputs = checks
+        return run
+
+    # Every measurement takes turns with the others, round after round, so a burst of load on
+    # a shared machine slows all of them alike and the minima stay comparable.
+    fast = best_times({"cumsum": lambda: torch.cumsum(floor_input, dim=-1)}
+                      | {("batched", g): verify(g) for g in gammas}, args.repeats, args.device)
+    fast |= best_times({("loop", g): loop(g) for g in gammas} | {("unchecked", g): loop_unchecked(g) for g in gammas},
+                       args.loop_repeats, args.device)
 
     print(f"B = {args.batch}, V = {args.vocab}, {args.dtype}, {args.device}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} threads; minima over {args.repeats} calls (loop: {args.loop_repeats} passes)\n")
-    print(f"{'γ':>3}  {'accepted/row':>12}  {'batched ms':>10}  {'cumsum ms':>9}  {'loop ms':>8}  "
-          f"{'loop/batched':>12}  {'batched/cumsum':>14}")
-    times = {}
+          f"{torch.get_num_threads()} threads; minima over {args.repeats} calls (loop: {args.loop_repeats} passes)")
+    print(f"floor: torch.cumsum over ({args.batch}, {args.vocab}) = {fast['cumsum']:.3f} ms\n")
+    print(f"{'γ':>3}  {'accepted/row':>12}  {'batched ms':>10}  {'loop ms':>8}  {'loop/batched':>12}  "
+          f"{'unchecked loop ms':>17}  {'its ratio':>9}  {'batched/cumsum':>14}")
     for gamma in gammas:
-        target_probs, draft_probs, draft_tokens = make_batch(args.batch, gamma, args.vocab, dtype, args.device, generator)
-        accepted = float(batched(target_probs, draft_probs, draft_tokens, generator).num_accepted.double().mean())
-
-        def loop():
-            for row in range(args.batch):
-                per_row(draft_probs[row], target_probs[row], draft_tokens[row], generator)
-
-        fast = best_times(
-            {
-                "batched": lambda: batched(target_probs, draft_probs, draft_tokens, generator),
-                "cumsum": lambda: torch.cumsum(floor_input, dim=-1),
-            },
-            args.repeats, args.device,
-        )
-        fast["loop"] = best_times({"loop": loop}, args.loop_repeats, args.device)["loop"]
-        times[gamma] = fast["batched"]
-        print(f"{gamma:>3}  {accepted:>12.2f}  {fast['batched']:>10.3f}  {fast['cumsum']:>9.3f}  {fast['loop']:>8.1f}  "
-              f"{fast['loop'] / fast['batched']:>11.1f}x  {fast['batched'] / fast['cumsum']:>13.2f}x")
-        del target_probs, draft_probs, draft_tokens
+        verify_ms, loop_ms, unchecked_ms = fast[("batched", gamma)], fast[("loop", gamma)], fast[("unchecked", gamma)]
+        print(f"{gamma:>3}  {accepted[gamma]:>12.2f}  {verify_ms:>10.3f}  {loop_ms:>8.1f}  {loop_ms / verify_ms:>11.1f}x  "
+              f"{unchecked_ms:>17.1f}  {unchecked_ms / verify_ms:>8.1f}x  {verify_ms / fast['cumsum']:>13.2f}x")
     low, high = min(gammas), max(gammas)
-    print(f"\nbatched(γ = {high}) / batched(γ = {low}) = {times[high] / times[low]:.2f}")
+    print(f"\nbatched(γ = {high}) / batched(γ = {low}) = {fast[('batched', high)] / fast[('batched', low)]:.2f}")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
