@@ -140,3 +140,11 @@ right.set_ylabel("speedup over autoregressive")
 right.legend(fontsize=8)
 plt.tight_layout()
 plt.show()
+
+# %% [markdown]
+# ## Next: a better draft
+#
+# Every number above is driven by α. `notebooks/11-distill-draft.ipynb` distils this draft on the
+# target's distributions (exercise 11), prints α and top-1 agreement before and after, beside a
+# cross-entropy control of the same budget, and decodes with the distilled draft to measure α
+# where it matters.
