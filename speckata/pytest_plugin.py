@@ -153,12 +153,13 @@ class GradingSession:
     def exercise_states(self) -> dict[str, str]:
         states = {}
         for exercise in load_manifest():
-            outcomes = list(self.outcomes.get(exercise.id, {}).values())
+            # A skipped test (say, a CUDA case on a machine without a GPU) says nothing either way.
+            outcomes = [o for o in self.outcomes.get(exercise.id, {}).values() if o != "skipped"]
             if not outcomes:
                 states[exercise.id] = NOT_RUN
             elif all(o == NOT_ATTEMPTED for o in outcomes):
                 states[exercise.id] = NOT_ATTEMPTED
-            elif all(o in ("passed", "skipped") for o in outcomes):
+            elif all(o == "passed" for o in outcomes):
                 states[exercise.id] = SOLVED
             else:
                 states[exercise.id] = FAILING
@@ -176,7 +177,9 @@ class GradingSession:
             if state == NOT_RUN:
                 continue
             counts = list(self.outcomes[exercise.id].values())
-            detail = f"{counts.count('passed')}/{len(counts)} tests pass"
+            skipped = counts.count("skipped")
+            detail = f"{counts.count('passed')}/{len(counts) - skipped} tests pass"
+            detail += f" ({skipped} skipped here)" if skipped else ""
             terminalreporter.write_line(f"  {state:<14} {exercise.id:<32} {detail}")
         partial = [k for k, v in graded.items() if v == FAILING and NOT_ATTEMPTED in self.outcomes[k].values()]
         for exercise_id in partial:
