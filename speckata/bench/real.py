@@ -12,10 +12,16 @@ every decoder makes exactly that many tokens). Decoders, all on the same float32
 - ``lookup (hf)``     ``generate(prompt_lookup_num_tokens=γ)``;
 - ``assisted (hf)``   ``generate(assistant_model=tiny draft)``.
 
-Columns: tokens per second, speedup over ``plain (hf)`` on the same prompt and temperature,
+The two tiny-draft decoders run only at ``--tiny-temperatures`` (default greedy only: with the
+draft this machine can train in ten minutes they are slow) and only once the draft is trained
+(``python -m speckata.real.train_draft``; without it they are skipped, saying so).
+
+Columns: tokens per second, speedup over ``plain (hf)`` on the same prompt and temperature
+(and over the decoder's own plain baseline: ``plain (ours)`` for ours, ``plain (hf)`` for hf),
 tokens per target pass (target forward calls counted by a hook, the prompt pass included) and,
 for our decoders, the acceptance rate (accepted / proposals tested). Timings are the minimum over
-``--repeats`` runs with every decoder interleaved, on a machine shared with others: compare
+``--repeats`` runs with every decoder interleaved, after one untimed 4-token warm-up run of
+each, on a machine shared with others: compare
 within one run. ``--json PATH`` writes everything (``speckata/real/results/bench.json`` is the
 committed run the notebook of exercise 13 reads).
 
@@ -56,6 +62,7 @@ def parse(argv):
     parser.add_argument("--target", default="solutions", help="folder holding the exercises' files (default solutions)")
     parser.add_argument("--tiny-temperatures", default="0",
                         help="temperatures at which the tiny-draft decoders run (default 0: they are slow here)")
+    parser.add_argument("--tiny-prompts", default="copy,chat", help="prompts on which they run (default copy,chat)")
     parser.add_argument("--equality-decoders", default="lookup (ours),tiny (ours),lookup (hf)")
     parser.add_argument("--equality", type=int, default=0, metavar="N", help="greedy equality check on N prompts instead")
     return parser.parse_args(argv)
@@ -116,9 +123,19 @@ class Setup:
         raise ValueError(decoder)
 
 
+def warm_up(setup: Setup, prompt, temperature, args, warmed: set) -> None:
+    """Run every decoder once on 4 tokens before timing it (the first calls pay one-off costs)."""
+    for decoder in DECODERS:
+        usable = setup.draft is not None or ("tiny" not in decoder and "assisted" not in decoder)
+        if usable and (decoder, temperature) not in warmed:
+            setup.run(decoder, prompt, 4, temperature, args, 0)
+            warmed.add((decoder, temperature))
+
+
 def benchmark(setup: Setup, args) -> list[dict]:
     from speckata.real.prompts import BENCH_PROMPTS, chat_ids
 
+    warmed: set = set()
     kinds = [k for k in BENCH_PROMPTS if not args.prompts or k in args.prompts.split(",")]
     temperatures = [float(t) for t in args.temperatures.split(",")]
     rows = []
@@ -127,7 +144,9 @@ def benchmark(setup: Setup, args) -> list[dict]:
         for temperature in temperatures:
             best = {d: float("inf") for d in DECODERS}
             record: dict[str, dict] = {}
-            tiny_here = setup.draft is not None and temperature in [float(t) for t in args.tiny_temperatures.split(",")]
+            tiny_here = (setup.draft is not None and temperature in [float(t) for t in args.tiny_temperatures.split(",")]
+                         and kind in args.tiny_prompts.split(","))
+            warm_up(setup, prompt, temperature, args, warmed)
             decoders = [d for d in DECODERS if tiny_here or ("tiny" not in d and "assisted" not in d)]
             for repeat in range(args.repeats):
                 for decoder in decoders:
@@ -141,9 +160,11 @@ def benchmark(setup: Setup, args) -> list[dict]:
             baseline = best["plain (hf)"]
             for decoder in decoders:
                 entry = record[decoder]
+                own = best["plain (ours)" if "ours" in decoder else "plain (hf)"]
                 row = {"prompt": kind, "temperature": temperature, "decoder": decoder, "seconds": round(best[decoder], 3),
                        "tokens_per_second": round(entry["tokens"] / best[decoder], 2),
                        "speedup": round(baseline / best[decoder], 3),
+                       "speedup_over_own_plain": round(own / best[decoder], 3),
                        "tokens_per_pass": round(entry["tokens"] / entry["passes"], 3) if entry["passes"] else None,
                        "acceptance_rate": None if entry["alpha"] is None else round(entry["alpha"], 3),
                        "prompt_tokens": len(prompt), "new_tokens": entry["tokens"], "text": entry["text"]}
@@ -172,7 +193,8 @@ def forward_costs(setup: Setup, cached: int = 100, calls: int = 15) -> dict:
 def show(row: dict) -> None:
     alpha = "" if row["acceptance_rate"] is None else f"{row['acceptance_rate']:.2f}"
     print(f"{row['prompt']:<10} T={row['temperature']:<3g} {row['decoder']:<14} {row['tokens_per_second']:7.1f} tok/s"
-          f"  x{row['speedup']:<5.2f} {row['tokens_per_pass']:5.2f} tok/pass  α {alpha:<5}", flush=True)
+          f"  x{row['speedup']:<5.2f} (own plain x{row['speedup_over_own_plain']:<5.2f}) {row['tokens_per_pass']:5.2f} tok/pass"
+          f"  α {alpha:<5}", flush=True)
 
 
 def equality(setup: Setup, args) -> dict:

@@ -201,11 +201,14 @@ def test_a_deterministic_proposal_is_exact_by_computation(real):
 
 def test_prompt_lookup_verification_samples_exactly_p(real):
     """Monte Carlo: 20,000 runs of verify_proposal (torch generator seeded 20261213) on SmolLM2's
-    p after a copy prompt, with the lookup's real proposal of 4 tokens. Statistic: Pearson's chi-
-    square of the first emitted token over p's 20 likeliest tokens plus 'all others' (20 degrees
-    of freedom); fail below p-value 1e-3. The proposed token is accepted with probability p(x),
-    which is tested too (a binomial z-score under 4.5)."""
+    p after a copy prompt (each row's 256 likeliest tokens and the proposal, renormalised), with
+    the lookup's real proposal of 4 tokens. Statistic: Pearson's chi-square of the first emitted
+    token over p's 20 likeliest tokens plus 'all others' (20 degrees of freedom); fail below
+    p-value 1e-3. The proposed token must be accepted with probability p(x) (a binomial z-score
+    under 4.5), and a biased rule (a rejection resampled from p itself, x included) must fail the
+    same chi-square, showing the test has power here."""
     from speckata.grading import learner_function
+    from speckata.models.sampling import draw_uniform, sample_token
     from speckata.real.lookup import lookup_generate, verify_proposal
 
     torch = real["torch"]
@@ -227,6 +230,16 @@ def test_prompt_lookup_verification_samples_exactly_p(real):
     accepted = float((first == proposal[0]).mean())
     z = (accepted - float(p[0, proposal[0]])) / math.sqrt(float(p[0, proposal[0]] * (1 - p[0, proposal[0]])) / RUNS + 1e-300)
     assert abs(z) < 4.5, f"accepted {accepted:.4f} of the time, p(x) = {float(p[0, proposal[0]]):.4f}"
+
+    def biased_first_token(p, x, generator):
+        if draw_uniform(generator) < float(p[0, x]):
+            return x
+        return sample_token(p[0], generator)  # should be p without x
+
+    generator = torch.Generator().manual_seed(SEED)
+    biased = np.array([biased_first_token(p, proposal[0], generator) for _ in range(RUNS)])
+    _, biased_pvalue = chi_square(p[0].numpy(), biased)
+    assert biased_pvalue < ALPHA, "a rule resampling from p itself passes: the test has no power at this position"
 
 
 def test_model_draft_verification_samples_exactly_p(real):
