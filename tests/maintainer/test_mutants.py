@@ -9,9 +9,11 @@ errors, not "not attempted"); where the mutant names ``must_fail`` tests, those 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -56,17 +58,37 @@ def grade(folder: Path, suite: str, must_fail: list[str], report: Path) -> subpr
     return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.parametrize("exercise_id, mutant", load_mutants())
-def test_mutant_is_caught(exercise_id, mutant, tmp_path):
-    folder = tmp_path / "mutant"
+def run_mutant(exercise_id: str, mutant: dict, workdir: Path):
+    """Materialise and grade one mutant; returns (exit code, report or None, output tail)."""
+    workdir.mkdir(parents=True)
+    folder = workdir / "mutant"
     materialise(exercise_id, mutant, folder)
-    report_path = tmp_path / "report.json"
+    report_path = workdir / "report.json"
     run = grade(folder, exercise_by_id(exercise_id).tests, mutant.get("must_fail", []), report_path)
-    assert run.returncode == 1, (
-        f"mutant {mutant['name']} ({mutant['why']}): expected test failures (exit 1), got exit {run.returncode}\n"
-        + run.stdout[-3000:] + run.stderr[-2000:]
+    report = json.loads(report_path.read_text()) if report_path.exists() else None
+    return run.returncode, report, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+@pytest.fixture(scope="session")
+def mutant_runs(request, tmp_path_factory):
+    """Grade every selected mutant, as many at a time as there are CPUs (each is a subprocess)."""
+    selected = [item for item in request.session.items if item.originalname == "test_mutant_is_caught"]
+    base = tmp_path_factory.mktemp("mutants")
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+    runs = {
+        item.callspec.id: pool.submit(run_mutant, *item.callspec.params.values(), base / f"m{index}")
+        for index, item in enumerate(selected)
+    }
+    yield runs
+    pool.shutdown(cancel_futures=True)
+
+
+@pytest.mark.parametrize("exercise_id, mutant", load_mutants())
+def test_mutant_is_caught(exercise_id, mutant, mutant_runs, request):
+    returncode, report, output = mutant_runs[request.node.callspec.id].result()
+    assert returncode == 1, (
+        f"mutant {mutant['name']} ({mutant['why']}): expected test failures (exit 1), got exit {returncode}\n" + output
     )
-    report = json.loads(report_path.read_text())
     failed = {t["nodeid"].split("::", 1)[1] for t in report["tests"] if t["outcome"] == "failed"}
     assert failed, f"mutant {mutant['name']} caused no test failure"
     missed = [name for name in mutant.get("must_fail", []) if name not in failed]
