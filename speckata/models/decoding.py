@@ -20,6 +20,16 @@ import torch
 from speckata.models.sampling import check_temperature, next_token_probabilities, sample_token
 
 
+def tokens_per_pass(tokens: list[int], target_passes: int) -> float:
+    return len(tokens) / target_passes if target_passes else 0.0
+
+
+def acceptance_rate(accepted_per_pass: list[int], proposed_per_pass: list[int]) -> float:
+    """Accepted over tested proposals: a round tests its proposals up to and including the first rejection."""
+    tested = sum(min(proposed, accepted + 1) for accepted, proposed in zip(accepted_per_pass, proposed_per_pass))
+    return sum(accepted_per_pass) / tested if tested else 0.0
+
+
 @dataclass
 class SpeculativeResult:
     """What ``speculative_generate`` returns (exercise 10).
@@ -41,13 +51,12 @@ class SpeculativeResult:
     @property
     def tokens_per_pass(self) -> float:
         """New tokens per target pass: between 1 and gamma + 1."""
-        return len(self.tokens) / self.target_passes if self.target_passes else 0.0
+        return tokens_per_pass(self.tokens, self.target_passes)
 
     @property
     def acceptance_rate(self) -> float:
         """Accepted drafts over drafts that were tested (a rejection ends a round: later ones are not)."""
-        tested = sum(min(drafted, accepted + 1) for accepted, drafted in zip(self.accepted_per_pass, self.drafted_per_pass))
-        return sum(self.accepted_per_pass) / tested if tested else 0.0
+        return acceptance_rate(self.accepted_per_pass, self.drafted_per_pass)
 
 
 def check_prompt(prompt_ids, vocab_size: int) -> list[int]:
@@ -128,13 +137,12 @@ class CrossTokenizerResult:
 
     @property
     def tokens_per_pass(self) -> float:
-        return len(self.tokens) / self.target_passes if self.target_passes else 0.0
+        return tokens_per_pass(self.tokens, self.target_passes)
 
     @property
     def acceptance_rate(self) -> float:
         """Kept proposal tokens over tested ones (a rejection ends a round)."""
-        tested = sum(min(proposed, accepted + 1) for accepted, proposed in zip(self.accepted_per_pass, self.proposed_per_pass))
-        return sum(self.accepted_per_pass) / tested if tested else 0.0
+        return acceptance_rate(self.accepted_per_pass, self.proposed_per_pass)
 
 
 def check_cross_tokenizer_inputs(prompt, max_new_tokens, gamma, temperature) -> str:

@@ -59,10 +59,21 @@ SAMPLE_VERDICTS = {
 }
 
 
+def sample_folder(sample: str, tmp_path: Path) -> str:
+    """The sample's folder; "untouched" is a fresh copy of the real stub, so it never drifts from it."""
+    if sample != "untouched":
+        return f"tests/kata_samples/{sample}"
+    folder = tmp_path / "untouched"
+    folder.mkdir()
+    shutil.copy(ROOT / "exercises" / FILE, folder / FILE)
+    return str(folder)
+
+
 @pytest.mark.parametrize("sample", SAMPLE_VERDICTS)
-def test_check_explains_each_kind_of_learner_file(sample, state_dir):
+def test_check_explains_each_kind_of_learner_file(sample, state_dir, tmp_path):
     started = time.monotonic()
-    run = kata("check", EXERCISE, f"--target=tests/kata_samples/{sample}", "--test-timeout=3", state_dir=state_dir)
+    target = sample_folder(sample, tmp_path)
+    run = kata("check", EXERCISE, f"--target={target}", "--test-timeout=3", state_dir=state_dir)
     code, phrases = SAMPLE_VERDICTS[sample]
     assert run.returncode == code, shown(run)
     for phrase in phrases:
