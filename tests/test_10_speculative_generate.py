@@ -27,13 +27,7 @@ from tests.reference.ex10_report import first_difference
 EXERCISE = "10-speculative-generate"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    # Tiny tensors: a second thread only adds waiting, and on a busy machine a lot of it.
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def speculative_generate():

@@ -20,12 +20,7 @@ from tests.reference.ex11_reference import reference_agreement, reference_distil
 EXERCISE = "11-distill-draft"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def measure_agreement():

@@ -26,12 +26,7 @@ from tests.reference.ex12_reference import reference_verify
 EXERCISE = "12-cross-tokenizer"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def learner(name):

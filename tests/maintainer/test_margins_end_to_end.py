@@ -7,12 +7,9 @@ biased implementation is shown by the mutant gate (must_fail in tests/mutants/ex
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import pytest
 
-import torch
-
-from speckata.manifest import repo_root
+from tests.maintainer.reference_solutions import solution
 from tests import test_10_speculative_generate as ex10
 from tests import test_11_distill_draft as ex11
 from tests import test_12_cross_tokenizer as ex12
@@ -20,35 +17,14 @@ from tests import test_12_cross_tokenizer as ex12
 COMFORT = 0.05  # the reference's p-value must exceed this (the suites reject below 1e-3)
 
 
-def solution(file: str, name: str):
-    folder = str(repo_root() / "solutions")
-    if folder not in sys.path:  # exercise 11 imports exercise 09 from its own folder
-        sys.path.append(folder)
-    spec = importlib.util.spec_from_file_location(f"margin_{file[:-3]}", repo_root() / "solutions" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def one_thread(test):
-    def run():
-        previous = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            test()
-        finally:
-            torch.set_num_threads(previous)
-    run.__name__, run.__doc__ = test.__name__, test.__doc__
-    return run
-
-
-@one_thread
 def test_10_sequence_chi_square_margin():
     statistic, pvalue, _ = ex10.sequence_chi_square(solution("ex10_speculative_generate.py", "speculative_generate"))
     assert pvalue > COMFORT, f"reference chi-square {statistic:.1f}, p-value {pvalue:.3g}: too close to {ex10.STAT_ALPHA}"
 
 
-@one_thread
 def test_11_small_run_margin():
     windows = {"train64": ex11.text_windows("train", 64), "held64": ex11.text_windows("held_out", 64, limit=16)}
     before, after, losses = ex11.small_run(solution("ex11_distill_draft.py", "distill"), ex11.load_target(), windows)
@@ -56,13 +32,11 @@ def test_11_small_run_margin():
     assert sum(losses[-10:]) < 0.9 * sum(losses[:10]), f"the reference's loss barely falls: {losses[:3]} ... {losses[-3:]}"
 
 
-@one_thread
 def test_12_first_token_chi_square_margin():
     statistic, pvalue, _ = ex12.first_token_chi_square(solution("ex12_cross_tokenizer.py", "verify_proposal"))
     assert pvalue > COMFORT, f"reference chi-square {statistic:.1f}, p-value {pvalue:.3g}: too close to {ex12.STAT_ALPHA}"
 
 
-@one_thread
 def test_12_sequence_chi_square_margin():
     statistic, pvalue, _ = ex12.sequence_chi_square(solution("ex12_cross_tokenizer.py", "cross_tokenizer_generate"))
     assert pvalue > COMFORT, f"reference chi-square {statistic:.1f}, p-value {pvalue:.3g}: too close to {ex12.STAT_ALPHA}"

@@ -8,13 +8,12 @@ exercise 03's formula with exercise 02's α.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import numpy as np
 import pytest
 
-from speckata.manifest import repo_root
+from tests.maintainer.reference_solutions import solution
 from tests import test_05_sampling_settings as ex05
 from tests import test_06_exactness_proof as ex06
 from tests.reference.ex05_reference import chi_square_test, reference_warp
@@ -22,12 +21,6 @@ from tests.reference.ex06_reference import simulate_first_tokens
 
 COMFORT = 0.05  # the reference's p-value must exceed this (the suites reject below 1e-3)
 
-
-def solution(file: str, name: str):
-    spec = importlib.util.spec_from_file_location(f"margin_{file}", repo_root() / "solutions" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
 
 
 def test_05_first_token_chi_square_margin():

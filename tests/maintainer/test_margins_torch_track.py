@@ -9,19 +9,12 @@ tests/mutants/ex08_batched_verifier.toml).
 
 from __future__ import annotations
 
-import importlib.util
 
-from speckata.manifest import repo_root
+from tests.maintainer.reference_solutions import solution
 from tests import test_08_batched_verifier as ex08
 
 COMFORT = 0.05
 
-
-def solution(file: str, name: str):
-    spec = importlib.util.spec_from_file_location(f"margin_{file}", repo_root() / "solutions" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
 
 
 def test_08_every_position_chi_square_margin():

@@ -7,19 +7,12 @@ Each test's power against a biased implementation is shown by the mutant gate (m
 
 from __future__ import annotations
 
-import importlib.util
 
-from speckata.manifest import repo_root
+from tests.maintainer.reference_solutions import solution
 from tests import test_01_speculative_step as ex01
 
 COMFORT = 0.05  # the reference's p-value must exceed this (the suites reject below 1e-3)
 
-
-def solution(file: str, name: str):
-    spec = importlib.util.spec_from_file_location(f"margin_{file}", repo_root() / "solutions" / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
 
 
 def test_01_first_token_chi_square_margin():

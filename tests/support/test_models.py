@@ -25,12 +25,7 @@ from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "distill_checks"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("name", MODULES)
