@@ -7,7 +7,8 @@ every decoder makes exactly that many tokens). Decoders, all on the same float32
 
 - ``plain (ours)``    ``autoregressive_generate`` through ``HFCachedModel``: one pass per token;
 - ``plain (hf)``      ``model.generate()``: the baseline every speedup is measured against;
-- ``lookup (ours)``   ``lookup_generate``: exercise 13's ``ngram_draft`` proposals, verified exactly;
+- ``lookup (ours)``   ``lookup_generate``: exercise 13's ``ngram_draft`` proposals, verified exactly,
+                      made only when the last ``--min-match`` tokens occur earlier;
 - ``tiny (ours)``     exercise 10's ``speculative_generate`` with the distilled two-layer draft;
 - ``lookup (hf)``     ``generate(prompt_lookup_num_tokens=γ)``;
 - ``assisted (hf)``   ``generate(assistant_model=tiny draft)``.
@@ -53,8 +54,10 @@ def parse(argv):
     parser.add_argument("--repeats", type=int, default=2, help="timed runs of everything (default 2)")
     parser.add_argument("--gamma", type=int, default=8, help="prompt lookup: most tokens proposed (default 8)")
     parser.add_argument("--n", type=int, default=3, help="prompt lookup: longest n-gram (default 3)")
+    parser.add_argument("--min-match", type=int, default=2,
+                        help="prompt lookup (ours): propose only when the last MIN_MATCH tokens occur earlier (default 2)")
     parser.add_argument("--draft-gamma", type=int, default=3, help="tiny draft: tokens drafted per round (default 3)")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1: robust on a busy machine)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--temperatures", default="0,1", help="comma-separated (default 0,1)")
     parser.add_argument("--prompts", default="", help="comma-separated kinds to run (default all)")
@@ -109,7 +112,7 @@ class Setup:
             return autoregressive_generate(self.target, prompt, tokens, generator, temperature), None
         if decoder == "lookup (ours)":
             result = self.lookup_generate(self.target, prompt, tokens, args.gamma, generator, temperature, args.n,
-                                          drafter=self.ngram_draft)
+                                          drafter=self.ngram_draft, min_match=args.min_match)
             return result.tokens, result.acceptance_rate
         if decoder == "tiny (ours)":
             result = self.speculative_generate(self.target, self.draft, prompt, tokens, args.draft_gamma, generator, temperature)

@@ -54,11 +54,14 @@ class HFCachedModel:
         self._length = length
 
     @torch.inference_mode()
-    def forward_new(self, ids) -> torch.Tensor:
+    def forward_new(self, ids, last: int | None = None) -> torch.Tensor:
+        """Logits (n, V) after each new token; with ``last``, only the last ``last`` rows (the output
+        layer then runs on those alone: a prompt of 130 tokens needs 1 row, not 130)."""
         ids = check_new_ids(ids, self.vocab_size)
         start, n = self._length, ids.shape[0]
         positions = torch.arange(start, start + n)
+        keep = {} if last is None else {"logits_to_keep": max(1, min(int(last), n))}
         out = self.model(input_ids=ids[None], position_ids=positions[None], use_cache=True,
-                         **{self._cache_argument: self.cache})
+                         **{self._cache_argument: self.cache}, **keep)
         self._length = start + n
         return out.logits[0].float()
