@@ -95,13 +95,13 @@ def distillation_loss_function():
 def parse(argv):
     parser = argparse.ArgumentParser(prog="python -m speckata.real.train_draft", description=__doc__.split("\n\n")[0])
     parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--batch", type=int, default=2, help="windows per step")
     parser.add_argument("--window", type=int, default=256, help="tokens per window")
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--minutes", type=float, default=10.0, help="stop early after this long (default 10)")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1: steadier on a busy machine)")
     parser.add_argument("--dry-run", action="store_true", help="train but do not write the weights")
     return parser.parse_args(argv)
 
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
         optimizer.step()
         losses.append(float(loss.detach()))
         if step % 10 == 0 or step == args.steps - 1:
-            print(f"step {step:4d}  loss {float(loss):.3f}  lr {lr:.2e}  {time.monotonic() - started:.0f} s", flush=True)
+            print(f"step {step:4d}  loss {losses[-1]:.3f}  lr {lr:.2e}  {time.monotonic() - started:.0f} s", flush=True)
     draft.eval()
     after = agreement(draft, target, held_out)
     seconds = time.monotonic() - started
