@@ -133,6 +133,39 @@ if results:
     plt.show()
 
 # %% [markdown]
+# ## Which tokens the lookup drafted, on SmolLM2
+#
+# The same decoder, greedy, 64 new tokens (recorded by `python -m speckata.real.record_trace`
+# into a committed JSON, so this cell needs no model). Green: proposals the target kept. Red: the
+# target's correction after it rejected a proposal. Blue: the free bonus token after a fully kept
+# proposal. Uncoloured: a plain step (nothing to propose).
+
+# %%
+import html
+
+from IPython.display import HTML, display
+
+trace_path = repo_root() / "speckata" / "real" / "results" / "trace.json"
+colours = {"correction": "#f4b6b6", "bonus": "#b6cff4", "plain": "transparent"}
+
+def coloured(passes):
+    parts = []
+    for step in passes:
+        if step["kept"]:
+            parts.append(f'<span style="background:#b9e6b3">{html.escape(step["kept"])}</span>')
+        parts.append(f'<span style="background:{colours[step["kind"]]}">{html.escape(step["own"])}</span>')
+    return "".join(parts)
+
+if trace_path.is_file():
+    trace = json.loads(trace_path.read_text())
+    for name, record in trace["prompts"].items():
+        display(HTML(f"<p><b>{name}</b>: {record['target_passes']} target passes for "
+                     f"{trace['settings']['tokens']} tokens</p>"
+                     f"<div style='white-space:pre-wrap;font-family:monospace'>{coloured(record['passes'])}</div>"))
+else:
+    print(f"{trace_path} is missing: run python -m speckata.real.record_trace")
+
+# %% [markdown]
 # ## What to take from it
 #
 # - Where the reply copies the prompt (the copy prompt, greedy), almost every proposal survives,
