@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.reference.compare import first_difference
 from tests.reference.ex01_reference import Trace
 
 
@@ -35,13 +36,8 @@ def describe_case(p, q, draft, stream, max_rows: int = 8) -> str:
 
 
 def divergence_index(expected: list[int], got) -> int | None:
-    got = list(got) if isinstance(got, (list, tuple)) else None
-    if got is None:
-        return 0
-    for index, (a, b) in enumerate(zip(expected, got)):
-        if a != b:
-            return index
-    return None if len(expected) == len(got) else min(len(expected), len(got))
+    """Like first_difference, but anything other than a list or tuple differs at once."""
+    return first_difference(expected, list(got)) if isinstance(got, (list, tuple)) else 0
 
 
 def reasoning_table(trace: Trace, learner_tokens) -> str:

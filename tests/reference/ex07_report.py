@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from tests.reference.compare import first_difference
 from tests.reference.ex07_reference import StepTrace
 
 
@@ -38,18 +39,10 @@ def as_list(tokens):
     return tokens.tolist() if isinstance(tokens, torch.Tensor) else None
 
 
-def first_difference(expected: list[int], got) -> int | None:
-    if got is None:
-        return 0
-    for index, (a, b) in enumerate(zip(expected, got)):
-        if a != b:
-            return index
-    return None if len(expected) == len(got) else min(len(expected), len(got))
-
-
 def reasoning_table(trace: StepTrace, learner_tokens) -> str:
     learner = as_list(learner_tokens) or []
-    first = first_difference(trace.tokens, as_list(learner_tokens))
+    got = as_list(learner_tokens)
+    first = 0 if got is None else first_difference(trace.tokens, got)
     rows = [f"  {'out':>3}  {'pos':>3}  {'drafted':>7}  {'u':>10}  {'p/q':>10}  {'reference':<40} {'ref':>4}  {'yours':>5}"]
     out = 0
 

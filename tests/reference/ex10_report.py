@@ -7,18 +7,12 @@ what the draft proposed, what the target was fed, every uniform, ratio and decis
 
 from __future__ import annotations
 
+from tests.reference.compare import first_difference  # noqa: F401  (re-exported for ex10/ex12 suites)
 from tests.reference.ex10_reference import GenerationTrace
 
 
 def fmt(value) -> str:
     return "" if value is None else f"{value:.6g}"
-
-
-def first_difference(expected, got) -> int | None:
-    for index, (a, b) in enumerate(zip(expected, got)):
-        if a != b:
-            return index
-    return None if len(expected) == len(got) else min(len(expected), len(got))
 
 
 def feeds_with_cache(calls) -> list[tuple[tuple[int, ...], int]]:
