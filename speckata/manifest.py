@@ -1,11 +1,13 @@
 """The manifest: the single source of the exercise order, their files and their hints.
 
 Everything that needs to know which exercises exist (the pytest plugin's summary, the `kata`
-command, the maintainer gates) reads ``speckata/manifest.toml`` through this module.
+command, the maintainer gates) reads ``speckata/manifest.toml`` through this module. The file
+names of an exercise are not stored: they follow from its id (see ``Exercise.file`` and siblings).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,25 +20,50 @@ else:  # pragma: no cover
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.toml")
 DIFFICULTIES = ("easy", "medium", "hard")
+ID_PATTERN = re.compile(r"[0-9]{2}-[a-z0-9]+(-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
 class Exercise:
-    id: str
+    id: str  # "NN-some-name": NN (two digits) is the order, the rest names every file
     title: str
     difficulty: str
     track: str
-    file: str  # the learner's file, relative to exercises/ (solutions/ has the same name)
     functions: tuple[str, ...]
-    tests: str  # the grading suite, relative to the repository root
-    theory: str
-    notebook: str
     teaches: str  # one line, shown when the exercise is solved
     hints: tuple[str, ...]
+    requires: tuple[str, ...] = ()  # ids of earlier exercises whose functions this one imports
+
+    @property
+    def number(self) -> str:
+        return self.id.split("-", 1)[0]
+
+    @property
+    def snake_name(self) -> str:
+        """"01-speculative-step" -> "01_speculative_step"."""
+        return self.id.replace("-", "_")
 
     @property
     def module(self) -> str:
-        return Path(self.file).stem
+        return f"ex{self.snake_name}"
+
+    @property
+    def file(self) -> str:
+        """The learner's file, relative to exercises/ (solutions/ has the same name)."""
+        return f"{self.module}.py"
+
+    @property
+    def tests(self) -> str:
+        """The grading suite, relative to the repository root."""
+        return f"tests/test_{self.snake_name}.py"
+
+    @property
+    def theory(self) -> str:
+        return f"theory/{self.id}.md"
+
+    @property
+    def notebook(self) -> str:
+        return f"notebooks/{self.id}.ipynb"
 
 
 def repo_root() -> Path:
@@ -59,12 +86,19 @@ def load_manifest() -> tuple[Exercise, ...]:
         entry = dict(entry)
         entry["functions"] = tuple(entry["functions"])
         entry["hints"] = tuple(entry["hints"])
+        entry["requires"] = tuple(entry.get("requires", ()))
+        if not ID_PATTERN.fullmatch(entry["id"]):
+            raise ValueError(f"manifest.toml: id {entry['id']!r} is not NN-lowercase-words")
         exercises.append(Exercise(**entry))
     # The number in front of each id is the order (so entries may be appended in any order).
     exercises.sort(key=lambda exercise: int(exercise.id.split("-", 1)[0]))
     ids = [exercise.id for exercise in exercises]
     if len(set(ids)) != len(ids):
         raise ValueError(f"manifest.toml lists an exercise id twice: {ids}")
+    for exercise in exercises:
+        for required in exercise.requires:
+            if required not in ids or required >= exercise.id:
+                raise ValueError(f"manifest.toml: {exercise.id} requires {required!r}, which is not an earlier exercise")
     return tuple(exercises)
 
 

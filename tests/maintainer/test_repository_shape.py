@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from speckata.manifest import DIFFICULTIES, load_manifest, repo_root
+from speckata.manifest import DIFFICULTIES, MANIFEST_PATH, load_manifest, repo_root
 
 ROOT = repo_root()
 EXERCISES = load_manifest()
@@ -45,15 +45,28 @@ def test_every_exercise_has_hints_a_title_and_a_lesson(exercise):
     assert exercise.difficulty in DIFFICULTIES
 
 
-def test_ids_are_numbered_uniquely_and_files_follow_them():
+def test_ids_are_numbered_uniquely():
     numbers = [int(exercise.id.split("-", 1)[0]) for exercise in EXERCISES]
     assert len(set(numbers)) == len(numbers), "two exercises share a number"
+
+
+def test_file_names_are_derived_from_the_id_not_stored():
+    exercise = next(e for e in EXERCISES if e.id == "01-speculative-step")
+    assert (exercise.file, exercise.tests, exercise.theory, exercise.notebook) == (
+        "ex01_speculative_step.py", "tests/test_01_speculative_step.py",
+        "theory/01-speculative-step.md", "notebooks/01-speculative-step.ipynb")
+    stored = re.findall(r"^(file|tests|theory|notebook) = ", MANIFEST_PATH.read_text(), re.M)
+    assert not stored, f"manifest.toml stores {sorted(set(stored))}: these follow from the id, delete them"
+
+
+def test_prerequisites_are_earlier_exercises_whose_functions_are_imported():
+    """`requires` lists what the solution imports from earlier exercises (10 may reuse 01's rule)."""
+    ids = set(IDS)
     for exercise in EXERCISES:
-        number, name = exercise.id.split("-", 1)
-        stem = f"ex{number}_{name.replace('-', '_')}"
-        assert exercise.file == f"{stem}.py", f"{exercise.id}: file should be {stem}.py"
-        assert exercise.tests == f"tests/test_{number}_{name.replace('-', '_')}.py"
-        assert exercise.theory == f"theory/{exercise.id}.md" and exercise.notebook == f"notebooks/{exercise.id}.ipynb"
+        imported = set(re.findall(r"^from (ex\d\d_\w+) import", (ROOT / "solutions" / exercise.file).read_text(), re.M))
+        declared = {e.module for e in EXERCISES if e.id in exercise.requires}
+        assert set(exercise.requires) <= ids and all(r < exercise.id for r in exercise.requires)
+        assert imported <= declared, f"{exercise.id} imports {sorted(imported - declared)} but its manifest entry does not require it"
 
 
 def python_files(folder):
