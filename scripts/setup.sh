@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up (or refresh) the virtual environment in .venv: torch first, then speckata and its
-# dependencies. Safe to run again: it skips what is already there.
+# dependencies. Safe to run again: it skips what is already there. It prints only what it does,
+# and last the one line that puts `kata`, `pytest` and `python` of .venv on your PATH.
 #
 # Torch: `pip install torch` on Linux pulls a multi-GB CUDA build. Where a CPU build is available
 # (e.g. a local wheel, or PyTorch's CPU index via PIP_INDEX_URL/PIP_EXTRA_INDEX_URL), we take it.
@@ -12,22 +13,28 @@ PYTHON="${PYTHON:-python3}"
 TORCH_SPEC="${SPECKATA_TORCH:-torch==2.13.0}"
 
 if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv"
     "$PYTHON" -m venv .venv
 fi
-PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+# -q keeps pip to errors; --no-warn-script-location drops its "not on PATH" notes about .venv/bin,
+# which the last line of this script deals with.
+PIP=(.venv/bin/python -m pip --disable-pip-version-check -q install --no-warn-script-location)
 
-if ! .venv/bin/python -c "import torch" 2>/dev/null; then
-    echo "setup: installing $TORCH_SPEC"
-    "${PIP[@]}" install "$TORCH_SPEC" 2>&1 | grep -v "^WARNING: Location" || true
-    .venv/bin/python -c "import torch" || { echo "setup: torch did not install" >&2; exit 1; }
+# numpy is installed with torch: importing a torch without numpy prints "Failed to initialize NumPy".
+if ! .venv/bin/python -c "import numpy, torch" >/dev/null 2>&1; then
+    echo "setup: installing $TORCH_SPEC and numpy"
+    "${PIP[@]}" "$TORCH_SPEC" "numpy>=1.24"
+    .venv/bin/python -c "import numpy, torch" || { echo "setup: torch did not install" >&2; exit 1; }
 fi
 
 # Reinstall speckata only when pyproject.toml changed since the last setup.
 stamp=.venv/.speckata-installed
 if [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
-    echo "setup: installing speckata and its dependencies"
-    "${PIP[@]}" install -e '.[dev]' 2>&1 | grep -v "^WARNING: Location" || true
+    echo "setup: installing speckata and its dependencies (pytest, jupyter, matplotlib)"
+    "${PIP[@]}" -e '.[dev]'
     .venv/bin/python -c "import speckata, nbclient, matplotlib" || { echo "setup: install failed" >&2; exit 1; }
     cp pyproject.toml "$stamp"
 fi
-echo "setup: ready (.venv)"
+echo "setup: ready. Put kata and pytest on your PATH (in every new terminal) with:"
+echo
+echo "    source .venv/bin/activate"
