@@ -1,4 +1,4 @@
-"""Fixtures shared by the grading suites (the grading itself lives in speckata.pytest_plugin)."""
+"""Fixtures shared by the grading suites (the grading itself lives in speckata.grading.plugin)."""
 
 from __future__ import annotations
 

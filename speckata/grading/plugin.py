@@ -1,0 +1,138 @@
+"""The pytest plugin that turns the suites in tests/ into a grader.
+
+Loaded before the command line is parsed (``addopts = "-p speckata.grading.plugin"``), it adds:
+
+- ``--target PATH``: the folder graded (default ``exercises``; ``solutions`` for the reference).
+- "not attempted": a test whose target raises NotImplementedError is not a failure, unless the
+  target is the reference (``solutions``), where it is.
+- readable failures: a GradingFailure is shown as its message, with no traceback.
+- a per-test time limit (``--test-timeout``) that learner code cannot catch; once a test of an
+  exercise was stopped, the rest of that exercise is not run again.
+- a run that ends early (learner code ending the process) never exits 0 (completion_guard.py).
+- a summary listing every exercise as solved, failing, not attempted or incomplete.
+- ``--maintainer``: also collect tests/maintainer (the mutant, notebook and shape gates).
+- ``--report-json PATH``: every test's outcome and message, for the ``kata`` command and the gates.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from speckata.grading import completion_guard
+from speckata.grading.failures import LearnerStopped
+from speckata.grading.report import GradingRecord
+from speckata.grading.target import is_reference_target, resolve_target, set_target, shown_path, target_dir
+from speckata.grading.time_limit import time_limit
+from speckata.grading.verdicts import classify_call
+from speckata.manifest import repo_root
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("speckata", "speckata grading")
+    group.addoption("--target", default="exercises", help="folder to grade, laid out like exercises/ (default: exercises)")
+    group.addoption("--maintainer", action="store_true", help="also run the maintainer gates in tests/maintainer")
+    group.addoption("--test-timeout", type=float, default=120.0, help="seconds before a test is stopped (default 120)")
+    group.addoption("--report-json", default=None, help="write every test's outcome and message to this file")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    completion_guard.guard_this_run()
+    target = resolve_target(config.getoption("--target"), Path(config.invocation_params.dir))
+    if not target.is_dir():
+        raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
+    set_target(target)
+    if getattr(config, "args_source", None) == pytest.Config.ArgsSource.INVOCATION_DIR:
+        # No test paths given and pytest fell back to the current folder: run from a subfolder, or
+        # `--target /abs/path` without `=` made pytest take that path as its rootdir and miss our
+        # config. Grade with the repository's suites all the same.
+        config.args = [str(repo_root() / "tests")]
+    config.pluginmanager.register(GradingSession(config), "speckata-grading-session")
+
+
+def pytest_unconfigure(config):
+    completion_guard.tell_parent(completion_guard.REACHED_END)
+
+
+class GradingSession:
+    def __init__(self, config):
+        self.config = config
+        self.record = GradingRecord()
+        self.stopped: dict[str, str] = {}  # exercise id -> the test in which its code did not return
+
+    def pytest_collection_finish(self, session):
+        self.record.expect(session.items)
+
+    def pytest_report_header(self, config):
+        kind = "the reference solutions" if is_reference_target() else "your code"
+        return f"speckata: grading {shown_path(target_dir())}/ ({kind})"
+
+    def pytest_ignore_collect(self, collection_path, config):
+        maintainer_dir = repo_root() / "tests" / "maintainer"
+        if not config.getoption("--maintainer") and collection_path == maintainer_dir:
+            return True
+        return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        exercise = self.record.exercise_of.get(item.nodeid)
+        if exercise in self.stopped:
+            raise LearnerStopped(
+                f"stopped: your code did not return in {self.stopped[exercise]}, so the rest of "
+                f"{exercise} was not run"
+            )
+        with time_limit(self.config.getoption("--test-timeout"), lambda message: self.hard_stop(item, message)):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        if call.when == "call" and call.excinfo is not None:
+            classify_call(report, call.excinfo.value)
+            exercise = self.record.exercise_of.get(item.nodeid)
+            if getattr(report, "speckata_kind", "") == "stopped" and exercise and exercise not in self.stopped:
+                self.stopped[exercise] = item.name
+        return report
+
+    def pytest_report_teststatus(self, report, config):
+        if getattr(report, "speckata_kind", "") == "not attempted":
+            return "not attempted", "n", "NOT ATTEMPTED"
+        return None
+
+    def pytest_runtest_logreport(self, report):
+        self.record.add(report)
+
+    def pytest_terminal_summary(self, terminalreporter):
+        lines = self.record.summary_lines(self.stopped)
+        if lines:
+            terminalreporter.section(lines[0])
+            for line in lines[1:]:
+                terminalreporter.write_line(line)
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        if session.exitstatus == 0 and self.record.any_unfinished():
+            session.exitstatus = 1
+        self.write_report()
+
+    def write_report(self) -> None:
+        path = self.config.getoption("--report-json")
+        if path:
+            self.record.write(Path(path), target_dir())
+
+    def hard_stop(self, item, message: str) -> None:
+        """Learner code swallowed every LearnerStopped: record the verdict, say so, end the process."""
+        self.record.add_stopped(item.nodeid, message)
+        self.stopped.setdefault(self.record.exercise_of.get(item.nodeid), item.name)
+        self.write_report()
+        capture = self.config.pluginmanager.getplugin("capturemanager")
+        if capture is not None:
+            capture.suspend_global_capture(in_=True)
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"\nSTOPPED {item.nodeid}\n{message}")
+            self.pytest_terminal_summary(reporter)
+        completion_guard.tell_parent(completion_guard.STOPPED)
+        os._exit(1)
