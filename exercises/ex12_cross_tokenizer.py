@@ -4,9 +4,10 @@ A draft that shares the target's tokenizer proposes tokens with known probabilit
 of exercise 01 needs those q. A draft with ANOTHER tokenizer (here: word pieces, while the target
 reads characters) proposes text. Universal Assisted Generation turns that text into the target's
 tokens and verifies them; but the probability that the draft's process produced exactly those
-target tokens is not available, and plugging in a stand-in (the seed's "probability of the first
-draft token that covers it") breaks exactness. This exercise makes it exact by treating the
-re-encoded tokens as a proposal the draft puts ALL its mass on: q = 1 on the proposed token.
+target tokens takes more draft passes with every token (theory page 12 §1), and plugging in a
+stand-in (such as "the probability of the first draft piece that covers the token", page 12 §2)
+breaks exactness. This exercise makes it exact by treating the re-encoded tokens as a proposal
+the draft puts ALL its mass on: q = 1 on the proposed token.
 Theory: theory/12-cross-tokenizer.md. Worked example: notebooks/12-cross-tokenizer.ipynb.
 
 The pieces (speckata.models.tokenizers; the grader also hands you tiny toy versions):
