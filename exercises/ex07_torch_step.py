@@ -15,6 +15,8 @@ Inputs (tensors, all on one device)
 
 The rule, for i = 0, 1, ..., K-1 with x = draft_tokens[i]:
     1. u = torch.rand((), generator=generator). Accept x if u < min(1, p[i, x] / q[i, x]).
+       No dtype argument: u is float32 (torch's default) even for float64 inputs. Exercise 08,
+       by contrast, draws its uniforms with dtype=target_probs.dtype.
     2. On the first rejection, build the residual torch.clamp(target_probs[i] - draft_probs[i],
        min=0). If its total is at most 1e-12 (p[i] and q[i] agree up to rounding), use
        target_probs[i] in its place. Draw the replacement with

@@ -15,7 +15,8 @@ Inputs (tensors, all on one device)
 The rule, for every row b at once:
     1. Draw u = torch.rand((B, γ), generator=generator, dtype=target_probs.dtype,
        device=target_probs.device), then v = torch.rand((B,), same generator, dtype and device).
-       Always both, in this order, whatever the rows hold.
+       Always both, in this order, whatever the rows hold. Both in the inputs' dtype, float32 or
+       float64; exercise 07, by contrast, draws each u in float32 whatever the inputs' dtype.
     2. The accept test: accept[b, i] = u[b, i] < p[b, i, x] / q[b, i, x] with x = draft_tokens[b, i].
     3. num_accepted[b] = k, the number of accepts before the row's first rejection (γ if none).
        An accept after a rejection does not count: the accepted run is a prefix.
