@@ -17,13 +17,27 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 # -q keeps pip to errors; --no-warn-script-location drops its "not on PATH" notes about .venv/bin,
-# which the last line of this script deals with.
+# which the last line of this script deals with. A pip.conf naming a local index that lacks a
+# package makes pip say "WARNING: Location ... is ignored" once per package: noise, dropped. When
+# pip fails, everything it said is shown.
 PIP=(.venv/bin/python -m pip --disable-pip-version-check -q install --no-warn-script-location)
+pip_install() {
+    local log status=0
+    log="$(mktemp)"
+    "${PIP[@]}" "$@" >"$log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ]; then
+        grep -v "^WARNING: Location '.*' is ignored" "$log" >&2 || true
+    else
+        cat "$log" >&2
+    fi
+    rm -f "$log"
+    return "$status"
+}
 
 # numpy is installed with torch: importing a torch without numpy prints "Failed to initialize NumPy".
 if ! .venv/bin/python -c "import numpy, torch" >/dev/null 2>&1; then
     echo "setup: installing $TORCH_SPEC and numpy"
-    "${PIP[@]}" "$TORCH_SPEC" "numpy>=1.24"
+    pip_install "$TORCH_SPEC" "numpy>=1.24"
     .venv/bin/python -c "import numpy, torch" || { echo "setup: torch did not install" >&2; exit 1; }
 fi
 
@@ -31,7 +45,7 @@ fi
 stamp=.venv/.speckata-installed
 if [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
     echo "setup: installing speckata and its dependencies (pytest, jupyter, matplotlib)"
-    "${PIP[@]}" -e '.[dev]'
+    pip_install -e '.[dev]'
     .venv/bin/python -c "import speckata, nbclient, matplotlib" || { echo "setup: install failed" >&2; exit 1; }
     cp pyproject.toml "$stamp"
 fi
