@@ -1,26 +1,21 @@
-"""Grade one exercise by running its pytest suite in a subprocess and reading the JSON report.
+"""Grade one exercise for the kata command: its suite in a subprocess, the verdict from the report.
 
-The verdict comes from the plugin's ``--report-json`` file only, never from pytest's console
-output, so whatever the learner's code prints cannot confuse it. The per-test time limit is the
-plugin's ``--test-timeout``; ``subprocess.run(timeout=...)`` guards the whole run as well, for
-code that swallows the plugin's alarm (a bare ``except`` inside an endless loop).
+The per-test time limit is the plugin's ``--test-timeout`` (which learner code cannot catch);
+``--timeout`` bounds the whole run as well. A run that wrote no report, or whose report does not
+show every test of the exercise, is a grader error, never a pass.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from speckata.cli.state import file_hash
+from speckata.grading.states import ERROR, FAILED, FAILING, MISSING, NOT_ATTEMPTED, PASSED, SOLVED
+from speckata.grading.suite_run import SuiteRun, run_suite
 from speckata.manifest import Exercise
 
-SOLVED, FAILING, NOT_ATTEMPTED = "solved", "failing", "not attempted"
-MISSING, ERROR = "missing", "error"  # no file to grade; the grading run itself broke
+__all__ = ["ERROR", "FAILING", "MISSING", "NOT_ATTEMPTED", "SOLVED", "Verdict", "grade"]
 
 
 @dataclass
@@ -29,21 +24,11 @@ class Verdict:
     state: str
     passed: int = 0
     total: int = 0
-    failure: dict | None = None  # the first failed test: {"nodeid", "message"}
+    failure: dict | None = None  # the first failed test: {"nodeid", "message", maybe "detail"}
     not_attempted: list[dict] = field(default_factory=list)
     problem: str = ""  # why there is no ordinary verdict (missing file, timeout, crash)
     sha256: str | None = None  # of the graded file, as it was when grading started
     seconds: float = 0.0
-
-
-def pytest_command(workspace, exercise: Exercise, report: Path) -> list[str]:
-    return [
-        sys.executable, "-m", "pytest", str(workspace.root / exercise.tests),
-        f"--target={workspace.target}", f"--report-json={report}",
-        f"--test-timeout={workspace.test_timeout:g}",
-        "-x",  # the learner needs the first failing case, not all of them
-        "-q", "--tb=short", "--color=no", "-p", "no:cacheprovider",
-    ]
 
 
 def grade(workspace, exercise: Exercise) -> Verdict:
@@ -52,45 +37,35 @@ def grade(workspace, exercise: Exercise) -> Verdict:
         return Verdict(exercise, MISSING, problem=f"{workspace.shown(path)} does not exist")
     sha256 = file_hash(path)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="kata-") as scratch:
-        report = Path(scratch) / "report.json"
-        try:
-            run = subprocess.run(
-                pytest_command(workspace, exercise, report), cwd=workspace.root, stdin=subprocess.DEVNULL,
-                capture_output=True, text=True, errors="replace", timeout=workspace.timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return Verdict(
-                exercise, FAILING, sha256=sha256, seconds=time.monotonic() - started,
-                problem=(f"grading was stopped after {workspace.timeout:g} s: the code under test did not "
-                         "return (an endless loop that catches exceptions? a blocking call?)"),
-            )
-        seconds = time.monotonic() - started
-        if not report.is_file():
-            return Verdict(exercise, ERROR, sha256=sha256, seconds=seconds,
-                           problem=crash_description(run))
-        data = json.loads(report.read_text())
-    verdict = verdict_from_report(exercise, data, run)
-    verdict.sha256, verdict.seconds = sha256, seconds
+    run = run_suite(
+        [str(workspace.root / exercise.tests)], workspace.target, cwd=workspace.root, timeout=workspace.timeout,
+        options=[f"--test-timeout={workspace.test_timeout:g}", "-x", "--tb=short"],  # -x: the first failing case
+    )
+    verdict = verdict_from_run(exercise, run, workspace.timeout)
+    verdict.sha256, verdict.seconds = sha256, time.monotonic() - started
     return verdict
 
 
-def verdict_from_report(exercise: Exercise, data: dict, run: subprocess.CompletedProcess) -> Verdict:
-    tests = [t for t in data["tests"] if t["exercise"] == exercise.id]
-    state = data["states"].get(exercise.id, "not run")
+def verdict_from_run(exercise: Exercise, run: SuiteRun, timeout: float) -> Verdict:
+    if run.timed_out:
+        return Verdict(exercise, FAILING, problem=(
+            f"grading was stopped after {timeout:g} s: the code under test did not return "
+            "(an endless loop that catches exceptions? a blocking call?)"))
+    if run.report is None:
+        return Verdict(exercise, ERROR, problem=crash_description(run))
+    tests = [t for t in run.report["tests"] if t["exercise"] == exercise.id]
+    state = run.report["states"].get(exercise.id, "not run")
     verdict = Verdict(
         exercise, state,
-        passed=sum(t["outcome"] == "passed" for t in tests),
+        passed=sum(t["outcome"] == PASSED for t in tests),
         total=len(tests),
-        failure=next((t for t in tests if t["outcome"] == "failed"), None),
+        failure=next((t for t in tests if t["outcome"] == FAILED), None),
         not_attempted=[t for t in tests if t["outcome"] == NOT_ATTEMPTED],
     )
-    if state not in (SOLVED, FAILING, NOT_ATTEMPTED):  # nothing of this exercise ran
+    if state not in (SOLVED, FAILING, NOT_ATTEMPTED):  # nothing of this exercise ran, or not all of it
         verdict.state, verdict.problem = ERROR, crash_description(run)
     return verdict
 
 
-def crash_description(run: subprocess.CompletedProcess, lines: int = 25) -> str:
-    output = (run.stdout + run.stderr).strip().splitlines()
-    tail = "\n".join(output[-lines:]) or "(no output)"
-    return f"the grading run (pytest, exit {run.returncode}) produced no verdict; its last lines:\n{tail}"
+def crash_description(run: SuiteRun) -> str:
+    return f"the grading run (pytest, exit {run.returncode}) produced no verdict; its last lines:\n{run.tail()}"
