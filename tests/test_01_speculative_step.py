@@ -14,6 +14,7 @@ import pytest
 
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading.position_table import plural
 from tests.reference.ex01_reference import reference_trace
 from tests.reference.ex01_report import describe_case, mismatch_report
 
@@ -43,8 +44,8 @@ def check_case(p, q, draft, uniforms, what: str) -> list[int]:
     if tokens != trace.tokens or draws != trace.draws:
         headline = f"speculative_step got {what} wrong."
         if tokens == trace.tokens:
-            headline += f" The tokens are right but it drew {draws} random numbers instead of {trace.draws}."
-        raise GradingFailure(mismatch_report(headline, p, q, draft, stream, trace, tokens, draws))
+            headline += f" The tokens are right but it drew {plural(draws, 'random number')} instead of {trace.draws}."
+        raise mismatch_report(headline, p, q, draft, stream, trace, tokens, draws).failure()
     if not all(type(token) is int for token in tokens):
         kinds = sorted({type(token).__name__ for token in tokens})
         raise GradingFailure(f"speculative_step must return plain Python ints; the list holds {kinds}. Use int(token).")
@@ -169,7 +170,7 @@ def test_random_cases_match_the_reference(vocab):
         try:
             check_case(p, q, draft, uniforms, f"random case {index} of {cases} (V = {vocab})")
         except GradingFailure as failure:
-            raise GradingFailure(f"{failure}\n\n(The first failing random case; cases before it passed.)") from None
+            raise GradingFailure(f"{failure}\n\n(The first failing random case; cases before it passed.)", detail=failure.detail) from None
 
 
 # Task 7: the output is distributed exactly as p --------------------------------------------------

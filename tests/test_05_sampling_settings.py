@@ -182,7 +182,7 @@ def test_generated_steps_match_the_reference(vocab):
         try:
             check_step(step(), target, drafts, draft, uniforms, f"generated step {index} (V = {vocab})", **settings)
         except GradingFailure as failure:
-            raise GradingFailure(f"{failure}\n\n(The first failing generated step; steps before it passed.)") from None
+            raise GradingFailure(f"{failure}\n\n(The first failing generated step; steps before it passed.)", detail=failure.detail) from None
 
 
 # Task 6: the output follows the warped target ------------------------------------------------------

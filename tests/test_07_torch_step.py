@@ -15,7 +15,7 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex07_reference import make_generator, reference_step
-from tests.reference.ex07_report import describe_case, mismatch_report
+from tests.reference.ex07_report import describe_case, mismatch_report, state_headline, stream_notes
 
 EXERCISE = "07-torch-step"
 DTYPES = [torch.float32, torch.float64]
@@ -55,18 +55,13 @@ def check_case(draft_probs, target_probs, draft_tokens, seed: int, what: str):
     trace = reference_step(draft_probs, target_probs, draft_tokens, reference_generator)
     check_form(result, device)
     tokens, num_accepted = result
-    if tokens.tolist() != trace.tokens or num_accepted != trace.num_accepted:
-        raise GradingFailure(mismatch_report(f"speculative_decode_step got {what} wrong.", case, trace, result))
+    right = tokens.tolist() == trace.tokens and num_accepted == trace.num_accepted
+    # A generator in another state explains wrong tokens better than the tokens do: report it first.
     if not torch.equal(generator.get_state(), reference_generator.get_state()):
-        raise GradingFailure(
-            mismatch_report(
-                f"speculative_decode_step got the tokens of {what} right, but the generator's state afterwards "
-                "differs from the reference's: your code drew a different amount of randomness (a torch.rand too "
-                "many or too few, one of another shape or dtype, or a sample drawn some other way than "
-                "torch.multinomial(..., 1, generator=generator)).",
-                case, trace, result,
-            )
-        )
+        notes = stream_notes(draft_probs, target_probs, draft_tokens, seed, generator.get_state())
+        raise mismatch_report(state_headline(what, right), case, trace, result, notes).failure()
+    if not right:
+        raise mismatch_report(f"speculative_decode_step got {what} wrong.", case, trace, result).failure()
     for before, now, name in zip(originals, (draft_probs, target_probs, draft_tokens), ("draft_probs", "target_probs", "draft_tokens")):
         if not torch.equal(before, now):
             raise GradingFailure(f"speculative_decode_step changed its input {name} in place; work on copies.\n\n{case}")
@@ -171,13 +166,12 @@ def test_no_generator_means_the_global_generator():
     trace = reference_step(draft, target, tokens, reference_generator)
     check_form(result, "cpu")
     if result[0].tolist() != trace.tokens or not torch.equal(state_after, reference_generator.get_state()):
-        raise GradingFailure(
-            mismatch_report(
-                "With generator=None, speculative_decode_step must draw from torch's global generator (pass "
-                "generator=None through to torch.rand and torch.multinomial); its tokens or the global state differ.",
-                case, trace, result,
-            )
-        )
+        notes = stream_notes(draft, target, tokens, 5, state_after)
+        raise mismatch_report(
+            "With generator=None, speculative_decode_step must draw from torch's global generator (pass "
+            "generator=None through to torch.rand and torch.multinomial); its tokens or the global state differ.",
+            case, trace, result, notes,
+        ).failure()
 
 
 def random_distribution(gen, vocab: int, style: str) -> np.ndarray:
@@ -216,7 +210,7 @@ def check_random_cases(vocab: int, dtype, cases: int, seed: int, device="cpu") -
         try:
             check_case(draft_probs, target_probs, draft_tokens, generator_seed, f"random case {index} of {cases} (V = {vocab})")
         except GradingFailure as failure:
-            raise GradingFailure(f"{failure}\n\n(The first failing random case; cases before it passed.)") from None
+            raise GradingFailure(f"{failure}\n\n(The first failing random case; cases before it passed.)", detail=failure.detail) from None
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)

@@ -66,8 +66,8 @@ def check_batch(target_probs, draft_probs, draft_tokens, seed: int, what: str, m
     learner_tokens, learner_k = result.tokens.tolist(), result.num_accepted.tolist()
     wrong = [b for b in compared if learner_tokens[b] != expected[b].tokens or learner_k[b] != expected[b].num_accepted]
     if wrong:
-        raise GradingFailure(row_report(f"speculative_step_batched got {what} wrong.", case, wrong[0], target_probs,
-                                        draft_probs, draft_tokens, expected, learner_tokens, learner_k, len(wrong)))
+        raise row_report(f"speculative_step_batched got {what} wrong.", case, wrong[0], target_probs,
+                         draft_probs, draft_tokens, expected, learner_tokens, learner_k, len(wrong)).failure()
     if not torch.equal(generator.get_state(), expected_generator.get_state()):
         raise GradingFailure(
             f"speculative_step_batched got the tokens of {what} right, but the generator's state afterwards differs "

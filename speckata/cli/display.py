@@ -5,7 +5,6 @@ from __future__ import annotations
 from speckata.cli.runner import ERROR, MISSING, NOT_ATTEMPTED, SOLVED, Verdict
 from speckata.manifest import Exercise
 
-FIRST_DIFFERENCE = "<-- first difference"
 LONGEST_MESSAGE = 80  # lines; longer ones (a pytest traceback, not a grading message) are cut
 
 
@@ -27,16 +26,25 @@ def exercise_card(ws, exercise: Exercise, state: str) -> list[str]:
     ]
 
 
-def grading_message(ws, message: str) -> list[str]:
+def marked_line(detail) -> int | None:
+    """The message line that marks the first difference, from the failure's structured result
+    (GradingFailure.detail, written by speckata.grading.failure_report), never from the text."""
+    line = detail.get("marked_line") if isinstance(detail, dict) else None
+    return line if type(line) is int and line >= 0 else None
+
+
+def grading_message(ws, message: str, detail: dict | None = None) -> list[str]:
     """The GradingFailure message as the grader wrote it, with the first difference highlighted."""
     p = ws.palette
-    lines = message.rstrip().splitlines()
+    lines = [line.rstrip() for line in message.rstrip().split("\n")]
+    origin = list(range(len(lines)))  # each shown line's index in the message (None: the cut note)
     if len(lines) > LONGEST_MESSAGE:
         cut = len(lines) - LONGEST_MESSAGE
-        lines = [f"... ({cut} lines cut)"] + lines[cut:]
+        lines, origin = [f"... ({cut} lines cut)"] + lines[cut:], [None] + origin[cut:]
+    marked = marked_line(detail)
     shown = []
-    for index, line in enumerate(line.rstrip() for line in lines):
-        if FIRST_DIFFERENCE in line:
+    for index, line in enumerate(lines):
+        if marked is not None and origin[index] == marked:
             line = p.paint(line, "bold", "yellow")
         elif index == 0:
             line = p.bold(line)
@@ -86,7 +94,7 @@ def failing_lines(ws, verdict: Verdict, edit: str, again: str, hint: str) -> lis
     elif verdict.failure:
         before = f" ({verdict.passed} passed before it)" if verdict.passed else ""
         where = f": {test_name(verdict.failure['nodeid'])}{before}"
-        body = grading_message(ws, verdict.failure["message"])
+        body = grading_message(ws, verdict.failure["message"], verdict.failure.get("detail"))
     else:  # partly written: some tests pass, others still raise NotImplementedError
         where = f": partly written ({verdict.passed} of {verdict.total} tests pass)"
         names = ", ".join(test_name(t["nodeid"]) for t in verdict.not_attempted[:5])

@@ -1,12 +1,6 @@
-"""Where a learner's sequence first departs from the reference's (shared by the report modules)."""
+"""Where a learner's sequence first departs from the reference's: one definition, in
+speckata.grading.position_table, named here for the report modules that import it from tests/."""
 
-from __future__ import annotations
+from speckata.grading.position_table import first_difference
 
-
-def first_difference(expected, got) -> int | None:
-    """The first index where the sequences differ, the shorter one's length if one is a prefix of
-    the other, or None when they are equal."""
-    for index, (a, b) in enumerate(zip(expected, got)):
-        if a != b:
-            return index
-    return None if len(expected) == len(got) else min(len(expected), len(got))
+__all__ = ["first_difference"]

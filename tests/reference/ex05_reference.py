@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from tests.reference.ex01_reference import Trace, reference_trace
+from speckata.grading.trace import StepTrace
+from tests.reference.ex01_reference import reference_trace
 from tests.reference.ex04_reference import first_maximum, reference_greedy
 
 
@@ -69,7 +70,7 @@ def reference_step(target_logits, draft_logits, draft, stream, temperature=1.0, 
     if temperature == 0:
         tokens, _ = reference_greedy(p, q, draft)
         return tokens, 0, p, q, None
-    trace: Trace = reference_trace(p, q, draft, stream)
+    trace: StepTrace = reference_trace(p, q, draft, stream)
     return trace.tokens, trace.draws, p, q, trace
 
 

@@ -10,7 +10,9 @@ import numpy as np
 
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner
-from tests.reference.ex01_report import describe_case, fmt_row, mismatch_report
+from speckata.grading.failure_report import FailureReport, plain_tokens
+from speckata.grading.position_table import fmt_row, plural
+from tests.reference.ex01_report import describe_case, mismatch_report
 from tests.reference.ex05_reference import reference_step, reference_warp
 
 TOLERANCE = 1e-12
@@ -66,13 +68,14 @@ def check_step(step, target_logits, draft_logits, draft, uniforms, what: str, **
     if tokens == tokens_expected and rng.draws == draws_expected:
         return tokens
     headline = f"speculative_step_from_logits got {what} wrong (settings: {settings_text(settings)})."
+    warped = "Both sides warped with these settings (p = warp(target_logits), q = warp(draft_logits)), then"
     if trace is None:
-        body = (
-            "Both sides warped with these settings (p = warp(target_logits), q = warp(draft_logits)), then greedy:\n"
-            f"{describe_case(p, q, draft, [])}\n\n  yours:     {tokens!r} after {rng.draws} draws\n"
-            f"  expected:  {tokens_expected!r} after 0 draws (greedy draws nothing)"
-        )
+        report = FailureReport(headline, expected=tokens_expected, yours=plain_tokens(tokens))
+        report.add("", case, "", f"{warped} greedy:", describe_case(p, q, draft, []), "",
+                   f"  yours:     {tokens!r} after {plural(rng.draws, 'draw')}",
+                   f"  expected:  {tokens_expected!r} after 0 draws (greedy draws nothing)")
     else:
-        intro = "Both sides warped with these settings (p = warp(target_logits), q = warp(draft_logits)), then exercise 01's rule:"
-        body = mismatch_report(intro, p, q, draft, stream, trace, tokens, rng.draws)
-    raise GradingFailure(f"{headline}\n\n{case}\n\n{body}\n\n{CHAIN_NOTE}")
+        report = mismatch_report(headline, p, q, draft, stream, trace, tokens, rng.draws)
+        report.prepend("", case, "", f"{warped} exercise 01's rule:")
+    report.add("", CHAIN_NOTE)
+    raise report.failure()

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import torch
 
-from tests.reference.ex01_reference import Trace, reference_trace
+from speckata.grading.trace import StepTrace
+from tests.reference.ex01_reference import reference_trace
 
 PAD = -1
 # Below these distances from a decision boundary, float rounding may legitimately decide a row
@@ -26,9 +27,10 @@ MARGIN = {torch.float32: 1e-5, torch.float64: 1e-9}
 class ExpectedRow:
     tokens: list[int]  # padded to γ+1 with PAD
     num_accepted: int
-    trace: Trace  # exercise 01's reasoning for this row
+    trace: StepTrace  # exercise 01's reasoning for this row
     stream: list[float]  # the uniforms exercise 01's rule consumed: u[b, :k+1] (or u[b, :γ]), v[b]
     comparable: bool  # every uniform clear of its decision boundary by MARGIN
+    accepts: list[bool]  # u[b, j] < p/q at every draft position j, also after the first rejection
 
 
 def make_generator(seed: int, device: str | torch.device = "cpu") -> torch.Generator:
@@ -54,12 +56,13 @@ def expected_rows(target_probs, draft_probs, draft_tokens, u, v) -> list[Expecte
         p, q, draft = p_all[b], q_all[b].reshape(gamma, p_all.shape[2]), drafts[b].tolist()
         # A first pass finds where exercise 01's rule rejects; then feed it v[b] right after.
         probe = reference_trace(p, q, draft, list(u_all[b]) + [v_all[b]])
-        accepted = sum(1 for event in probe.events if event.kind == "accept")
+        accepted = probe.num_accepted
         stream = list(u_all[b, : min(accepted + 1, gamma)]) + [v_all[b]]
         trace = reference_trace(p, q, draft, stream)
         assert trace.draws == len(stream), "the row consumed its stream unexpectedly (a bug in this reference)"
         tokens = trace.tokens + [PAD] * (gamma + 1 - len(trace.tokens))
-        rows.append(ExpectedRow(tokens, accepted, trace, [float(x) for x in stream], trace.margin() > margin))
+        accepts = [bool(u_all[b, j] < p[j, x] / q[j, x]) for j, x in enumerate(draft)]
+        rows.append(ExpectedRow(tokens, accepted, trace, [float(x) for x in stream], trace.margin() > margin, accepts))
     return rows
 
 
