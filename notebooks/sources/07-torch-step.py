@@ -84,7 +84,8 @@ for seed in range(3):
 #
 # Drafts are sampled from q, as a real draft model would, and every step continues the same
 # generator. Beside the exact rule, the tempting shortcut (resample a rejection from p instead of
-# the residual) drifts towards the draft's favourite tokens.
+# the residual) gives too much to every token the draft over-proposes (q > p), and too little to
+# the under-proposed tokens with q < α·p (theory/06-exactness-proof.md §3).
 
 # %%
 def first_token_frequencies(step, runs=10_000, seed=0):
