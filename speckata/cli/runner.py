@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from speckata.cli.state import file_hash
-from speckata.grading.states import ERROR, FAILED, FAILING, MISSING, NOT_ATTEMPTED, PASSED, SOLVED
+from speckata.grading.states import ERROR, FAILED, FAILING, MISSING, NOT_ATTEMPTED, PASSED, SKIPPED, SOLVED
 from speckata.grading.suite_run import SuiteRun, run_suite
 from speckata.manifest import Exercise
 
@@ -23,7 +23,8 @@ class Verdict:
     exercise: Exercise
     state: str
     passed: int = 0
-    total: int = 0
+    total: int = 0  # tests that count: the grader's own skips (a CUDA case without a GPU) do not
+    skipped: int = 0
     failure: dict | None = None  # the first failed test: {"nodeid", "message", maybe "detail"}
     not_attempted: list[dict] = field(default_factory=list)
     problem: str = ""  # why there is no ordinary verdict (missing file, timeout, crash)
@@ -58,7 +59,8 @@ def verdict_from_run(exercise: Exercise, run: SuiteRun, timeout: float) -> Verdi
     verdict = Verdict(
         exercise, state,
         passed=sum(t["outcome"] == PASSED for t in tests),
-        total=len(tests),
+        total=sum(t["outcome"] != SKIPPED for t in tests),
+        skipped=sum(t["outcome"] == SKIPPED for t in tests),
         failure=next((t for t in tests if t["outcome"] == FAILED), None),
         not_attempted=[t for t in tests if t["outcome"] == NOT_ATTEMPTED],
     )
