@@ -62,7 +62,7 @@ def verdict_lines(ws, verdict: Verdict, next_exercise: Exercise | None, hints_sh
     again = ws.suggest(f"check {exercise.id}")
     hint = f"{p.command('kata hint ' + exercise.id)} (hint {min(hints_shown + 1, len(exercise.hints))} of {len(exercise.hints)})"
     if verdict.state == SOLVED:
-        lines = [f"{p.good('SOLVED')}  {p.bold(exercise.id)}: all {verdict.total} tests pass.", "",
+        lines = [f"{p.good('SOLVED')}  {p.bold(exercise.id)}: all {verdict.total} tests pass" + (f" ({verdict.skipped} skipped here by the grader: no GPU)." if verdict.skipped else "."), "",
                  f"  What it teaches: {exercise.teaches}", "",
                  f"  Compare with the reference: {p.command('kata solution ' + exercise.id)}"]
         if next_exercise is None:
@@ -93,7 +93,8 @@ def failing_lines(ws, verdict: Verdict, edit: str, again: str, hint: str) -> lis
         body, where = [p.bold(verdict.problem)], ""
     elif verdict.failure:
         before = f" ({verdict.passed} passed before it)" if verdict.passed else ""
-        where = f": {test_name(verdict.failure['nodeid'])}{before}"
+        headline = (verdict.failure.get("detail") or {}).get("headline")  # e.g. a file that does not parse
+        where = f": {headline}" if headline else f": {test_name(verdict.failure['nodeid'])}{before}"
         body = grading_message(ws, verdict.failure["message"], verdict.failure.get("detail"))
     else:  # partly written: some tests pass, others still raise NotImplementedError
         where = f": partly written ({verdict.passed} of {verdict.total} tests pass)"

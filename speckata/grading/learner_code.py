@@ -58,10 +58,12 @@ def forget_loaded_modules() -> None:
 def _import_failure(error: BaseException, path: Path) -> GradingFailure:
     if isinstance(error, SyntaxError):
         where = f"{shown_path(error.filename or path)}, line {error.lineno}"
-        return GradingFailure(f"{where}: SyntaxError: {error.msg}\n    {(error.text or '').rstrip()}")
+        return GradingFailure(f"{where}: SyntaxError: {error.msg}\n    {(error.text or '').rstrip()}",
+                              detail={"headline": f"{where} does not parse (SyntaxError); no test could run"})
     frame = learner_frame_of_error(error)
     where = f"{shown_path(frame.filename)}, line {frame.lineno}" if frame else shown_path(path)
-    return GradingFailure(f"{where}: importing the file raised {type(error).__name__}: {error}")
+    return GradingFailure(f"{where}: importing the file raised {type(error).__name__}: {error}",
+                          detail={"headline": f"importing {shown_path(path)} failed; no test could run"})
 
 
 def load_module(module_name: str, path: Path):
@@ -69,7 +71,7 @@ def load_module(module_name: str, path: Path):
     if module_name in _loaded:
         result = _loaded[module_name]
         if isinstance(result, GradingFailure):
-            raise GradingFailure(str(result))
+            raise GradingFailure(str(result), detail=result.detail)
         return result
     install_finder()
     try:

@@ -53,7 +53,8 @@ SAMPLE_VERDICTS = {
     "solved": (0, ["SOLVED", exercise_by_id(EXERCISE).teaches]),
     "failing": (1, ["FAILING", "yours:", "expected:", "<-- first difference", "kata hint 01-speculative-step"]),
     "endless_loop": (1, ["FAILING", "stopped after 3 s", "did not return"]),
-    "syntax_error": (1, ["FAILING", f"tests/kata_samples/syntax_error/{FILE}, line 9: SyntaxError"]),
+    "syntax_error": (1, ["FAILING", f"tests/kata_samples/syntax_error/{FILE}, line 9: SyntaxError",
+                         "does not parse (SyntaxError); no test could run"]),
     "misnamed": (1, ["FAILING", "no function named `speculative_step`", "speculative_stepp"]),
     "untouched": (3, ["NOT ATTEMPTED", "speculative_step is not written yet", "theory/01-speculative-step.md"]),
 }
