@@ -11,19 +11,31 @@
 
 from __future__ import annotations
 
+import itertools
+
 import torch
+
+# One clock for every recorder, so that the calls a decoder made on two models can be put back in
+# the order it made them (which round a call belongs to depends on the other model's calls).
+_CLOCK = itertools.count()
 
 
 class RecordingModel:
     """Delegates to ``model`` and appends one entry per call to ``calls``:
 
     ``('forward', ids, cache_length_before)``, ``('crop', length, cache_length_before)``,
-    ``('reset', cache_length_before)``.
+    ``('reset', cache_length_before)``; and to ``stamps`` the call's place on a clock shared by all
+    recorders.
     """
 
     def __init__(self, model):
         self.model = model
         self.calls: list[tuple] = []
+        self.stamps: list[int] = []
+
+    def _record(self, call: tuple) -> None:
+        self.calls.append(call)
+        self.stamps.append(next(_CLOCK))
 
     @property
     def vocab_size(self) -> int:
@@ -35,15 +47,15 @@ class RecordingModel:
 
     def forward_new(self, ids) -> torch.Tensor:
         listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
-        self.calls.append(("forward", listed, self.model.cache_length))
+        self._record(("forward", listed, self.model.cache_length))
         return self.model.forward_new(ids)
 
     def crop(self, length: int) -> None:
-        self.calls.append(("crop", length, self.model.cache_length))
+        self._record(("crop", length, self.model.cache_length))
         self.model.crop(length)
 
     def reset(self) -> None:
-        self.calls.append(("reset", self.model.cache_length))
+        self._record(("reset", self.model.cache_length))
         self.model.reset()
 
     @property

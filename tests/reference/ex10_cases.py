@@ -13,8 +13,9 @@ from speckata.grading import GradingFailure, call_learner
 from speckata.models.decoding import SpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
 from speckata.models.recording import RecordingModel
+from tests.reference.ex10_calls import difference_headline, first_call_difference, learner_calls
 from tests.reference.ex10_reference import reference_generate
-from tests.reference.ex10_report import first_difference, mismatch_report
+from tests.reference.ex10_report import first_difference, mismatch_report, raised_report
 
 # The worked example's chains (order 1, row = previous token).
 EXAMPLE_TARGET = [[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.4, 0.4, 0.2]]
@@ -41,12 +42,22 @@ def describe(models: str, prompt, max_new_tokens, gamma, seed, temperature) -> s
             f"  models: {models}")
 
 
-def run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, temperature, case):
-    target, draft = RecordingModel(target), RecordingModel(draft)
+def run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, temperature, case, reference_models=None):
+    """The learner's result on recorded models; if their decoder raises, a report of its calls up to then."""
+    recorded_target, recorded_draft = RecordingModel(target), RecordingModel(draft)
     generator = torch.Generator().manual_seed(seed)
-    result = call_learner(function, target, draft, list(prompt), max_new_tokens, gamma, generator,
-                          temperature=temperature, case=case)
-    return result, target, draft, generator
+    try:
+        result = call_learner(function, recorded_target, recorded_draft, list(prompt), max_new_tokens, gamma, generator,
+                              temperature=temperature, case=case)
+    except GradingFailure as failure:
+        ref_target, ref_draft = reference_models or (target, draft)
+        trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma,
+                                   torch.Generator().manual_seed(seed), temperature)
+        calls = learner_calls(recorded_target, recorded_draft)
+        difference = first_call_difference(trace.calls, calls)
+        before = difference_headline(difference, calls) if difference and difference.got else ""
+        raise GradingFailure(raised_report(str(failure), trace, recorded_target, recorded_draft, before)) from None
+    return result, recorded_target, recorded_draft, generator
 
 
 def draws_difference(reference: torch.Generator, learner: torch.Generator) -> str:
@@ -75,46 +86,53 @@ def check_result_shape(result, max_new_tokens: int) -> None:
                              f"exactly that many (k = min(gamma, remaining - 1) keeps every round inside the budget).")
 
 
-def first_divergence(trace, tokens, target_feeds, draft_feeds) -> str:
+def token_round(trace, index: int) -> tuple[int, str]:
+    """The round (from 1) that emits new token `index` in the reference, and what that token is."""
+    emitted = 0
+    for number, round_ in enumerate(trace.rounds, start=1):
+        for decision in round_.decisions:
+            if decision.kind != "reject":
+                if emitted == index:
+                    return number, WHAT_IS_EMITTED[decision.kind]
+                emitted += 1
+    return len(trace.rounds), "past the end"
+
+
+WHAT_IS_EMITTED = {"accept": "a kept draft", "replacement": "the replacement of a rejected draft",
+                   "bonus": "the bonus token, after every draft was kept"}
+
+
+def first_divergence(trace, tokens, calls) -> str:
     """A headline naming the earliest round where the learner left the contract, and how."""
-    rounds = {}
-    index = first_difference(trace.target_feeds, target_feeds)
-    if index is not None:
-        rounds.setdefault(index, "fed the target something else than the contract prescribes")
-    index = first_difference(trace.draft_feeds, draft_feeds)
-    if index is not None:
-        calls_before = 0
-        for number, round_ in enumerate(trace.rounds):
-            calls_before += len(round_.draft_feeds)
-            if index < calls_before:
-                break
-        rounds.setdefault(number, "fed the draft something else than the contract prescribes")
+    places = []
+    difference = first_call_difference(trace.calls, calls)
+    if difference is not None:
+        number = difference.got.round if difference.got else difference.expected.round
+        places.append((number, 0, difference_headline(difference, calls)))
     index = first_difference(trace.tokens, tokens)
     if index is not None:
-        emitted = 0
-        for number, round_ in enumerate(trace.rounds):
-            emitted += len(round_.emitted)
-            if index < emitted:
-                break
-        rounds.setdefault(number, f"emitted another token than the contract's (first at new token {index})")
-    number = min(rounds)
-    return f"speculative_generate {rounds[number]} in round {number}; everything before was right."
+        number, what = token_round(trace, index)
+        places.append((number, 1, f"emitted another token than the contract's in round {number} (new token {index}: "
+                                  f"the contract's is {what})"))
+    return f"speculative_generate {min(places)[2]}; everything before was right."
 
 
 def check_case(function, models: str, target, draft, prompt, max_new_tokens, gamma, seed, temperature=1.0, reference_models=None):
     """Run the learner and the reference on the same models and seed; compare everything."""
     case = describe(models, prompt, max_new_tokens, gamma, seed, temperature)
-    result, rec_target, rec_draft, learner_generator = run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, temperature, case)
+    result, rec_target, rec_draft, learner_generator = run_learner(function, target, draft, prompt, max_new_tokens, gamma,
+                                                                   seed, temperature, case, reference_models)
     check_result_shape(result, max_new_tokens)
     ref_target, ref_draft = reference_models or (target, draft)
     reference_generator = torch.Generator().manual_seed(seed)
     trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma, reference_generator, temperature)
 
     def fail(headline):
-        raise GradingFailure(mismatch_report(headline, case, trace, result.tokens, rec_target.calls, rec_draft.calls))
+        raise GradingFailure(mismatch_report(headline, case, trace, result.tokens, rec_target, rec_draft))
 
-    if rec_target.feeds != trace.target_feeds or rec_draft.feeds != trace.draft_feeds or result.tokens != trace.tokens:
-        fail(first_divergence(trace, result.tokens, rec_target.feeds, rec_draft.feeds))
+    calls = learner_calls(rec_target, rec_draft)
+    if first_call_difference(trace.calls, calls) is not None or result.tokens != trace.tokens:
+        fail(first_divergence(trace, result.tokens, calls))
     stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
              "target_passes": len(trace.target_feeds), "draft_passes": len(trace.draft_feeds)}
     for name, expected in stats.items():

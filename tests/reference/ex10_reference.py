@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
+from tests.reference.ex10_calls import Call
 
 RESIDUAL_MASS_EPS = 1e-12
 
@@ -47,6 +48,7 @@ class Round:
 class GenerationTrace:
     tokens: list[int] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)  # every call that changes a cache, in the contract's order
 
     @property
     def target_feeds(self) -> list[tuple[int, ...]]:
@@ -78,8 +80,10 @@ def reference_generate(target, draft, prompt, max_new_tokens: int, gamma: int, g
         round_ = Round(len(sequence), [], [], ())
         q_rows = []
         feed = tuple(sequence[draft_seen:])
+        number = len(trace.rounds) + 1
         for _ in range(drafts_this_round):
             round_.draft_feeds.append(feed)
+            trace.calls.append(Call("draft", "forward", feed, draft_seen, number))
             q = next_token_probabilities(draft.forward_new(list(feed))[-1], temperature)
             draft_seen += len(feed)
             token = sample_token(q, generator)
@@ -87,6 +91,7 @@ def reference_generate(target, draft, prompt, max_new_tokens: int, gamma: int, g
             q_rows.append(q.numpy())
             feed = (token,)
         round_.target_feed = tuple(sequence[target_seen:]) + tuple(round_.drafted)
+        trace.calls.append(Call("target", "forward", round_.target_feed, target_seen, number))
         logits = target.forward_new(list(round_.target_feed))
         target_seen += len(round_.target_feed)
         p_rows = next_token_probabilities(logits[-(drafts_this_round + 1) :], temperature).numpy()
@@ -97,9 +102,11 @@ def reference_generate(target, draft, prompt, max_new_tokens: int, gamma: int, g
         trace.rounds.append(round_)
         keep = len(sequence) - 1
         if target_seen > keep:
+            trace.calls.append(Call("target", "crop", keep, target_seen, number))
             target.crop(keep)
             target_seen = keep
         if draft_seen > keep:
+            trace.calls.append(Call("draft", "crop", keep, draft_seen, number))
             draft.crop(keep)
             draft_seen = keep
     return trace

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
+from tests.reference.ex10_calls import Call
 
 
 @dataclass
@@ -31,6 +32,7 @@ class CrossRound:
 class CrossTrace:
     tokens: list[int] = field(default_factory=list)
     rounds: list[CrossRound] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)  # every call that changes a cache, in the contract's order
 
     @property
     def target_feeds(self):
@@ -96,6 +98,7 @@ def reference_cross_generate(target, target_tokenizer, draft, draft_tokenizer, p
         text = target_tokenizer.decode(sequence)
         tail = draft_tokenizer.pieces(text)[-1]
         round_ = CrossRound(len(text), tail, [], "", [], ())
+        number = len(trace.rounds) + 1
         candidates = [i for i in range(2, draft_tokenizer.vocab_size) if draft_tokenizer.vocabulary[i][: len(tail)] == tail]
         if room > 0 and candidates:
             ids = [draft_tokenizer.BOS] + draft_tokenizer.encode(text[: len(text) - len(tail)], add_bos=False)
@@ -107,11 +110,14 @@ def reference_cross_generate(target, target_tokenizer, draft, draft_tokenizer, p
                     break
                 shared += 1
             if draft.cache_length != shared:
+                trace.calls.append(Call("draft", "crop", shared, draft.cache_length, number))
                 draft.crop(shared)
             feed = tuple(ids[shared:])
-            pieces = []
+            pieces, draft_holds = [], shared
             for step in range(gamma):
                 round_.draft_feeds.append(feed)
+                trace.calls.append(Call("draft", "forward", feed, draft_holds, number))
+                draft_holds += len(feed)
                 row = draft.forward_new(list(feed))[-1].double().numpy()
                 if step == 0:
                     choice = candidates[int(np.argmax(row[candidates]))]
@@ -123,6 +129,7 @@ def reference_cross_generate(target, target_tokenizer, draft, draft_tokenizer, p
             round_.drafted_text = draft_tokenizer.decode(pieces)
             round_.proposal = target_tokenizer.encode(reference_proposal(round_.drafted_text, tail, alphabet))[:room]
         round_.target_feed = tuple(sequence[target_holds:]) + tuple(round_.proposal)
+        trace.calls.append(Call("target", "forward", round_.target_feed, target_holds, number))
         logits = target.forward_new(list(round_.target_feed))
         target_holds += len(round_.target_feed)
         p = next_token_probabilities(logits[-(len(round_.proposal) + 1) :], temperature).numpy()
@@ -131,6 +138,7 @@ def reference_cross_generate(target, target_tokenizer, draft, draft_tokenizer, p
         trace.tokens += round_.emitted
         trace.rounds.append(round_)
         if target_holds > len(sequence) - 1:
+            trace.calls.append(Call("target", "crop", len(sequence) - 1, target_holds, number))
             target.crop(len(sequence) - 1)
             target_holds = len(sequence) - 1
     return trace

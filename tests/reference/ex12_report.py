@@ -1,53 +1,43 @@
 """Exercise 12-cross-tokenizer: what a learner sees when their cross-tokenizer decoder goes elsewhere.
 
-One row per round of the reference: the committed text's tail, the draft's text, the proposal it
-became in the target's tokens, and every keep/reject decision with its uniform and p.
+One row per round of the reference (numbered from 1): the committed text's tail, the draft's
+text, the proposal it became in the target's tokens, and every keep/reject decision with its
+uniform and p; before it, the learner's model calls beside the contract's. The table is drawn by
+speckata/grading/round_table.py, as exercise 10's is.
 """
 
 from __future__ import annotations
 
-from tests.reference.ex10_report import feed_report, first_difference, fmt, short
+from speckata.grading.round_table import Column, TableRound, render_rounds
+from tests.reference.compare import first_difference
+from tests.reference.ex10_calls import call_log, first_call_difference, learner_calls
+from tests.reference.ex10_report import CALLS_TITLE, fmt
 from tests.reference.ex12_reference import CrossTrace
+
+ROUND_COLUMNS = [Column("tail", "<", 12), Column("draft wrote", "<", 20), Column("proposal", "<", 16)]
+DECISION_COLUMNS = [Column("pos"), Column("token", "<"), Column("u"), Column("p"), Column("decision", "<")]
 
 
 def rounds_table(trace: CrossTrace, decode, learner_tokens, max_rounds: int = 8) -> str:
     learner = list(learner_tokens) if isinstance(learner_tokens, (list, tuple)) else []
-    first = first_difference(trace.tokens, learner)
-    rows = [f"  {'round':>5}  {'tail':<8} {'draft wrote':<16} {'proposal':<12} {'pos':>3}  {'token':<7} {'u':>9}  {'p':>9}  "
-            f"{'decision':<12} {'yours':<7}"]
-    out, start = 0, 0
-    if first is not None:
-        for number, round_ in enumerate(trace.rounds):
-            if out + len(round_.emitted) > first:
-                start = max(0, number - max_rounds // 2)
-                break
-            out += len(round_.emitted)
-    out = sum(len(r.emitted) for r in trace.rounds[:start])
-    for number, round_ in enumerate(trace.rounds[start : start + max_rounds], start=start):
-        head = f"  {number:>5}  {round_.tail!r:<8} {round_.drafted_text!r:<16} {decode(round_.proposal)!r:<12}"
-        for position, token, kind, u, p in round_.decisions:
-            emits = kind != "reject"
-            yours = (repr(decode([learner[out]])) if out < len(learner) else "-") if emits else ""
-            mark = "  <-- first difference" if emits and out == first else ""
-            rows.append(f"{head} {position:>3}  {decode([token])!r:<7} {fmt(u):>9}  {fmt(p):>9}  {kind:<12} {yours:<7}{mark}")
-            head = " " * len(head)
-            out += emits
-    if start + max_rounds < len(trace.rounds):
-        rows.append(f"  ... {len(trace.rounds) - start - max_rounds} more rounds")
-    return "\n".join(rows)
+    rounds = [TableRound([repr(r.tail), repr(r.drafted_text), repr(decode(r.proposal))],
+                         [([str(position), repr(decode([token])), fmt(u), fmt(p), kind],
+                           None if kind == "reject" else repr(decode([token])))
+                          for position, token, kind, u, p in r.decisions])
+              for r in trace.rounds]
+    return render_rounds(ROUND_COLUMNS, DECISION_COLUMNS, rounds, yours=[repr(decode([t])) for t in learner],
+                         first=first_difference(trace.tokens, learner), max_rounds=max_rounds)
 
 
-def mismatch_report(headline: str, case: str, trace: CrossTrace, decode, learner_tokens, target_calls, draft_calls) -> str:
+def mismatch_report(headline: str, case: str, trace: CrossTrace, decode, learner_tokens, target, draft) -> str:
+    """target, draft: the RecordingModels the learner's decoder was given."""
     shown = lambda tokens: repr(decode(tokens)) if isinstance(tokens, (list, tuple)) else repr(tokens)  # noqa: E731
     parts = [headline, "", case, "", f"  yours:     {shown(learner_tokens)}", f"  expected:  {shown(trace.tokens)}"]
-    for name, expected, calls in (("target", trace.target_feeds, target_calls), ("draft", trace.draft_feeds, draft_calls)):
-        report = feed_report(name, expected, calls)
-        if report:
-            parts += ["", report]
+    calls = learner_calls(target, draft, draft_crops_open_a_round=True)
+    difference = first_call_difference(trace.calls, calls)
+    if difference is not None:
+        parts += ["", CALLS_TITLE, call_log(trace.calls, calls, difference)]
     parts += ["", "The reference's rounds (tail: the last piece of the committed text, which the draft must complete;\n"
                   "proposal: the draft's text after the tail, in the target's tokens):",
               rounds_table(trace, decode, learner_tokens)]
     return "\n".join(parts)
-
-
-__all__ = ["mismatch_report", "short"]
