@@ -8,6 +8,7 @@ from speckata.torch_validation import check_torch_step_inputs
 RESIDUAL_MASS_EPS = 1e-12
 
 
+@torch.no_grad()  # probabilities that require grad are accepted; the result never carries grad
 def speculative_decode_step(draft_probs, target_probs, draft_tokens, generator=None) -> tuple[torch.Tensor, int]:
     check_torch_step_inputs(target_probs, draft_probs, draft_tokens)
     device = target_probs.device

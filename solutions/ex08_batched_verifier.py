@@ -17,6 +17,7 @@ class VerifiedBatch(NamedTuple):
     num_accepted: torch.Tensor  # (B,) int64
 
 
+@torch.no_grad()  # probabilities that require grad are accepted; the result never carries grad
 def speculative_step_batched(target_probs, draft_probs, draft_tokens, generator=None) -> VerifiedBatch:
     check_batched_step_inputs(target_probs, draft_probs, draft_tokens)
     batch, gamma = draft_tokens.shape

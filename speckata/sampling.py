@@ -30,10 +30,16 @@ def sample(probs, rng) -> int:
         raise ValueError("sample: the probabilities contain NaN or infinity")
     if np.any(weights < 0):
         raise ValueError("sample: the probabilities contain a negative entry")
-    total = weights.sum()
+    with np.errstate(over="ignore"):
+        total = weights.sum()
     if total <= 0:
         raise ValueError("sample: the probabilities sum to zero; there is nothing to sample")
+    if not np.isfinite(total):  # finite entries whose sum overflows (1e308 + 1e308): rescale first
+        weights = weights / weights.max()
+        total = weights.sum()
     u = rng.random()
+    if not isinstance(u, (float, int, np.floating, np.integer)) or isinstance(u, bool) or not 0 <= u < 1:
+        raise ValueError(f"sample: rng.random() returned {u!r}; a uniform must be a number in [0, 1)")
     cdf = np.cumsum(weights) / total
     index = int(np.searchsorted(cdf, u, side="right"))  # first index with cdf > u
     if index >= weights.size or weights[index] == 0:

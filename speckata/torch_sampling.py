@@ -62,7 +62,7 @@ def check_sampling_inputs(probs: torch.Tensor, totals: torch.Tensor, u: torch.Te
             torch.isinf(totals).any(),
             (probs.amin(dim=-1) < 0).any(),
             (totals <= 0).any(),
-            ((u < 0) | (u >= 1)).any(),
+            ~((u >= 0) & (u < 1)).all(),  # written so that a NaN u fails too
         ]
     ).tolist()
     nan, infinite, negative, no_mass, bad_u = flags
@@ -75,4 +75,4 @@ def check_sampling_inputs(probs: torch.Tensor, totals: torch.Tensor, u: torch.Te
     if no_mass:
         raise ValueError("sample_rows: a row sums to zero; there is nothing to sample")
     if bad_u:
-        raise ValueError("sample_rows: every uniform u must lie in [0, 1)")
+        raise ValueError("sample_rows: every uniform u must lie in [0, 1) (and not be NaN)")

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import torch
 
+from speckata.tolerance import row_sum_tolerance
+
 PROBABILITY_DTYPES = (torch.float32, torch.float64)
-# A float32 softmax over a 32,000-token vocabulary is already off by ~2e-6, so float32 rows get
-# a looser tolerance than exercise 01's 1e-6.
-ROW_SUM_TOLERANCE = {torch.float64: 1e-6, torch.float32: 1e-4}
 
 
 def check_torch_step_inputs(target_probs, draft_probs, draft_tokens) -> None:
@@ -147,7 +146,7 @@ def check_rows(name: str, rows: torch.Tensor) -> None:
     if rows.numel() == 0:
         return
     sums = rows.sum(dim=-1, dtype=torch.float64)
-    tolerance = ROW_SUM_TOLERANCE[rows.dtype]
+    tolerance = row_sum_tolerance(rows.dtype)
     # Two passes over the rows when all is well: a NaN or an infinity makes its row's sum
     # non-finite, and the smallest entry tells whether any is negative.
     if bool(torch.isfinite(sums).all() & (rows.amin() >= 0) & ((sums - 1).abs() <= tolerance).all()):

@@ -265,3 +265,17 @@ def test_random_cases_on_cuda_match_the_reference():
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA device")
     check_random_cases(17, torch.float32, cases=60, seed=77, device="cuda")
+
+
+# Inputs: probabilities that require grad (a model's softmax, say) are accepted ----------------------
+
+def test_probabilities_that_require_grad_are_accepted():
+    plain = check_case(torch.tensor(SEED_DRAFT), torch.tensor(SEED_TARGET), torch.tensor([1]), 0, "the worked example")
+    draft, target = torch.tensor(SEED_DRAFT, requires_grad=True), torch.tensor(SEED_TARGET, requires_grad=True)
+    tokens, num_accepted = call_learner(speculative_decode_step(), draft, target, torch.tensor([1]), make_generator(0, "cpu"),
+                                        case="draft_probs and target_probs with requires_grad=True")
+    if (tokens.tolist(), num_accepted) != plain or tokens.requires_grad:
+        raise GradingFailure(
+            "speculative_decode_step must treat probabilities that require grad like any others (work under "
+            f"torch.no_grad()): it returned {tokens.tolist()}, {num_accepted} where the same call without grad gives {plain}."
+        )

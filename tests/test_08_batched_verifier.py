@@ -336,3 +336,20 @@ def test_random_batches_on_cuda_match_exercise_01(dtype):
     for index in range(3):
         target, draft, tokens = random_batch(gen, 48, 5, 40, dtype, device="cuda")
         check_batch(target, draft, tokens, int(gen.integers(2**31)), f"random CUDA batch {index}", minimum_compared=0.9)
+
+
+# Inputs: probabilities that require grad (a model's softmax, say) are accepted ----------------------
+
+def test_probabilities_that_require_grad_are_accepted():
+    target = torch.tensor([[ACCEPTING, ACCEPTING, BONUS], [ACCEPTING, REJECTING, BONUS], [REJECTING, ACCEPTING, BONUS]], dtype=torch.float64)
+    draft = torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64).expand(3, 2, 3).contiguous()
+    tokens = torch.ones(3, 2, dtype=torch.int64)
+    plain = check_batch(target, draft, tokens, 0, "the worked example")
+    result = call_learner(speculative_step_batched(), target.clone().requires_grad_(), draft.clone().requires_grad_(),
+                          tokens, make_generator(0, "cpu"), case="target_probs and draft_probs with requires_grad=True")
+    check_form(result, 3, 2, "cpu")
+    if (result.tokens.tolist(), result.num_accepted.tolist()) != plain:
+        raise GradingFailure(
+            "speculative_step_batched must treat probabilities that require grad like any others (work under "
+            f"torch.no_grad()): it returned {result.tokens.tolist()} where the same call without grad gives {plain[0]}."
+        )
