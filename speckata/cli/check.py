@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from speckata.cli import codes
 from speckata.cli.display import verdict_lines
-from speckata.cli.progress import announce, grade_and_record, next_after, next_to_check
+from speckata.cli.prerequisites import blame_lines, blamed_prerequisite, reminder_lines
+from speckata.cli.progress import announce, grade_and_record, next_exercise, next_to_check
 from speckata.cli.runner import ERROR, NOT_ATTEMPTED, SOLVED, Verdict
 from speckata.cli.workspace import find_exercise
 from speckata.manifest import Exercise
@@ -13,9 +14,13 @@ EXIT_FOR_STATE = {SOLVED: codes.OK, NOT_ATTEMPTED: codes.NOT_ATTEMPTED, ERROR: c
 
 
 def show_verdict(ws, verdict: Verdict) -> int:
-    following = next_after(ws, verdict.exercise) if verdict.state == SOLVED else None
+    blamed = blamed_prerequisite(ws, verdict)
+    if blamed:  # the failure lies in an earlier exercise this one imports: send the learner there
+        print("\n".join(blame_lines(ws, verdict, *blamed)))
+        return EXIT_FOR_STATE.get(verdict.state, codes.FAILING)
+    following = next_exercise(ws, skip=(verdict.exercise.id,)) if verdict.state == SOLVED else None
     hints_shown = ws.state.hints_shown(verdict.exercise.id)
-    print("\n".join(verdict_lines(ws, verdict, following, hints_shown)))
+    print("\n".join(verdict_lines(ws, verdict, following, hints_shown) + reminder_lines(ws, verdict)))
     return EXIT_FOR_STATE.get(verdict.state, codes.FAILING)
 
 

@@ -1,10 +1,15 @@
-"""`kata` (no arguments) and `kata list`: progress, the next exercise, every exercise's state."""
+"""`kata` (no arguments) and `kata list`: progress, the next exercise, every exercise's state.
+
+Both are instant in the learner's folder: an edited file shows as "changed since its last check"
+and is graded by `kata check`, never here (see speckata/cli/progress.py).
+"""
 
 from __future__ import annotations
 
 from speckata.cli import codes
 from speckata.cli.display import exercise_card, progress_bar
-from speckata.cli.progress import all_states, next_exercise
+from speckata.cli.prerequisites import describe
+from speckata.cli.progress import UNGRADED, all_states, next_exercise
 from speckata.cli.runner import SOLVED
 from speckata.manifest import load_manifest
 
@@ -19,24 +24,36 @@ def status(ws, args) -> int:
     states = all_states(ws)
     print(ws.palette.bold(headline(ws, states)))
     print()
-    following = next_exercise(states)
+    following = next_exercise(ws, states)
     if following is None:
         print(ws.palette.good("Every exercise is solved.") + f" Compare with the references: {ws.suggest('solution ID')}")
         return codes.OK
-    print("Next: " + "\n".join(exercise_card(ws, following, states[following.id])))
+    card = exercise_card(ws, following, states[following.id])
+    if following.requires:  # right under the state line: what must work before this one can
+        card.insert(2, f"  {'uses:':<10} {describe(ws, following).removeprefix('uses ')}")
+    print("Next: " + "\n".join(card))
     return codes.OK
 
 
 def list_exercises(ws, args) -> int:
     states = all_states(ws)
-    following = next_exercise(states)
+    following = next_exercise(ws, states)
     print(ws.palette.bold(headline(ws, states)))
     print()
     width = max(len(e.id) for e in load_manifest())
-    print(ws.palette.dim(f"    {'state':<14} {'id':<{width}}  {'difficulty':<10}  title"))
+    state_width = max(14, *(len(state) for state in states.values()))
+    print(ws.palette.dim(f"    {'state':<{state_width}} {'id':<{width}}  {'difficulty':<10}  title"))
     for exercise in load_manifest():
         state = states[exercise.id]
         marker = "->" if following is not None and exercise.id == following.id else "  "
-        print(f"{marker}  {ws.palette.state(f'{state:<14}', state)} {exercise.id:<{width}}  "
-              f"{exercise.difficulty:<10}  {exercise.title}")
+        needs = f"  ({prerequisite_numbers(exercise)})" if exercise.requires else ""
+        print(f"{marker}  {ws.palette.state(f'{state:<{state_width}}', state)} {exercise.id:<{width}}  "
+              f"{exercise.difficulty:<10}  {exercise.title}{ws.palette.dim(needs)}")
+    if any(state in UNGRADED for state in states.values()):
+        print()
+        print(ws.palette.dim(f"An edited exercise is graded by {ws.suggest('check ID')}; listing never grades."))
     return codes.OK
+
+
+def prerequisite_numbers(exercise) -> str:
+    return "uses " + ", ".join(required.split("-", 1)[0] for required in exercise.requires)
