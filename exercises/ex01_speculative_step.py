@@ -31,7 +31,8 @@ the rule visits them. Never draw ahead, never draw a number you do not use.
 Bad input raises ValueError with a message naming the problem; the grader looks for these
 phrases: "shape" (shapes that disagree), "out of range" (a drafted token id), "zero probability"
 (q[i, draft[i]] == 0: the draft could not have proposed it), "negative", "NaN", "sum to 1" (a row
-off by more than 1e-6). The given speckata.check_step_inputs(p, q, draft) does all of this and
+off by more than 1e-6 for float64 rows and Python floats, 1e-4 for float32 rows: rounding grows with
+the vocabulary), "complex", "integer" (a drafted id such as 2.5 or inf). The given speckata.check_step_inputs(p, q, draft) does all of this and
 returns float64 arrays; calling it first is allowed and recommended.
 
 Worked example (from theory/01-speculative-step.md):

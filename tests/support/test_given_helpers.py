@@ -101,3 +101,79 @@ class TestCheckStepInputs:
     def test_more_bad_inputs(self, p, q, draft, message):
         with pytest.raises(ValueError, match=message):
             check_step_inputs(p, q, draft)
+
+
+# What the helpers used to get silently wrong (each case returned a token or an array before) -------
+
+class FixedRNG:
+    def __init__(self, value):
+        self.value = value
+
+    def random(self):
+        return self.value
+
+
+def test_sample_handles_probabilities_whose_sum_overflows():
+    with np.errstate(all="raise"):  # and without an overflow warning
+        assert sample([1e308, 1e308], ReplayRNG([0.2])) == 0
+        assert sample([1e308, 1e308], ReplayRNG([0.7])) == 1
+
+
+@pytest.mark.parametrize("u", [float("nan"), 1.0, -0.1, "0.5", None, True])
+def test_sample_refuses_a_uniform_outside_zero_one(u):
+    with pytest.raises(ValueError, match=r"rng.random\(\) returned .*\[0, 1\)"):
+        sample([0.5, 0.5], FixedRNG(u))
+
+
+def test_sample_rows_refuses_a_nan_uniform():
+    torch = pytest.importorskip("torch")
+    from speckata.torch_sampling import sample_rows
+
+    with pytest.raises(ValueError, match="NaN"):
+        sample_rows(torch.tensor([[0.5, 0.5]]), torch.tensor([float("nan")]))
+
+
+P = [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]]
+Q = [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]]
+
+
+@pytest.mark.parametrize("draft, shown", [
+    ([1, float("inf")], "draft[1] = inf is not an integer token id"),
+    ([1, 2.0**63], "draft[1] = 9223372036854775808 is out of range for a vocabulary of 3 tokens"),
+    (np.array([1, 2**64 - 1], dtype=np.uint64), "draft[1] = 18446744073709551615 is out of range"),
+    ([1, 2.5], "draft[1] = 2.5 is not an integer token id"),
+], ids=["inf", "2**63", "uint64-max", "fraction"])
+def test_draft_values_are_named_as_given(draft, shown):
+    with pytest.raises(ValueError) as error:
+        check_step_inputs(P, Q, draft)
+    assert shown in str(error.value)
+
+
+def test_complex_probabilities_are_refused():
+    with pytest.raises(ValueError, match="complex"):
+        check_step_inputs(np.array(P, dtype=complex), Q, [1, 2])
+
+
+@pytest.mark.parametrize("q_shape", [(3, 0), (0, 7)])
+def test_gamma_zero_refuses_a_q_of_the_wrong_shape(q_shape):
+    with pytest.raises(ValueError, match="shape"):
+        check_step_inputs([[0.5, 0.5]], np.zeros(q_shape), [])
+
+
+@pytest.mark.parametrize("vocab", [32_000, 200_000])
+def test_float32_softmax_rows_at_real_vocabulary_sizes_are_accepted(vocab):
+    logits = np.random.default_rng(vocab).normal(size=(3, vocab)).astype(np.float32) * 4
+    rows = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p = (rows / rows.sum(axis=1, keepdims=True, dtype=np.float32)).astype(np.float32)
+    p *= np.float32(1 + 2e-5)  # the rounding a float32 softmax shows at V = 200,000 (1.9e-5)
+    off = np.abs(p.sum(axis=1, dtype=np.float64) - 1)
+    assert 1e-6 < off.min() and off.max() < 1e-4
+    draft = [int(p[0].argmax()), int(p[1].argmax())]
+    check_step_inputs(p, p[:2], draft)  # float32: within 1e-4
+    with pytest.raises(ValueError, match="sum to 1"):  # the same numbers as float64: beyond 1e-6
+        check_step_inputs(p.astype(np.float64), p[:2].astype(np.float64), draft)
+
+
+def test_float64_rows_keep_the_tight_tolerance():
+    with pytest.raises(ValueError, match="sum to 1"):
+        check_step_inputs([[0.2, 0.5, 0.300002]] + P[1:], Q, [1, 2])
