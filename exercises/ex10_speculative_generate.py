@@ -36,8 +36,9 @@ target.reset() and draft.reset(). Repeat rounds until max_new_tokens tokens are 
        p_0 .. p_k = next_token_probabilities(the last k+1 rows of logits, temperature).
     3. Accept (the rule of exercise 01). For i = 0 .. k-1: u = draw_uniform(generator); keep x_i
        if u < p_i[x_i] / q_i[x_i] (strictly). At the first rejection, draw the replacement with
-       sample_token(max(p_i - q_i, 0), generator), or from p_i if that residual's total is at most
-       1e-12, and end the round. If all k are kept, add a bonus token sample_token(p_k, generator).
+       sample_token(max(p_i - q_i, 0), generator) and end the round; if the residual has no mass
+       (its total is at most 1e-12), draw it from p_i instead. If all k are kept, add a bonus
+       token sample_token(p_k, generator).
     4. Append the kept drafts and the replacement or bonus to the sequence.
     5. Roll back: each model whose cache holds more than len(sequence) - 1 tokens is cropped to
        len(sequence) - 1. Invariant: a cache never holds the newest token (its logits are the
@@ -58,7 +59,8 @@ in speckata.models.sampling; for k = 0 pass q = numpy.empty((0, V))).
 Bad input: ValueError from check_generation_inputs, whose messages name "prompt", "max_new_tokens",
 "gamma" (must be >= 1), "temperature" or "vocabulary" (target and draft must share one).
 
-Worked example (toy Markov chains: row = previous token; the recorder logs each call):
+Worked example (toy Markov chains: row = previous token; the recorder logs each call; rounds are
+counted from 1, here and in the grader's reports):
 
 >>> import torch
 >>> from speckata.models.markov import MarkovModel

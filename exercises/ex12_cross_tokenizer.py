@@ -25,9 +25,10 @@ Task 1: verify_proposal(p, proposal, generator) -> list of ints
     p: float64 tensor (k+1, V) of the target's probabilities at each proposal position and one more;
     proposal: k target token ids. For i = 0 .. k-1: u = draw_uniform(generator); keep proposal[i]
     if u < p[i, proposal[i]] (strictly). At the first rejection, set that token's probability to 0
-    in a copy of p[i] and draw sample_token(copy, generator) (if the copy has no mass left, from
-    p[i]); stop. If all k are kept, add sample_token(p[k], generator). This is exercise 01's rule
-    with q one-hot on the proposed token: min(1, p/q) = p, and max(0, p − q) is p without it.
+    in a copy of p[i] and draw sample_token(copy, generator); if the copy has no mass (its total is
+    at most 1e-12), draw from p[i] instead; stop. If all k are kept, add sample_token(p[k], generator).
+    This is exercise 01's rule with q one-hot on the proposed token: min(1, p/q) = p, and
+    max(0, p − q) is p without it.
 
 Task 2: target_proposal(drafted_text, tail, target_tokenizer) -> list of ints
     The committed text ends with `tail`, the last piece, which the draft was asked to complete.

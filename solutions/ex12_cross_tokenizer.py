@@ -24,7 +24,7 @@ def verify_proposal(p, proposal, generator):
             continue
         rest = p[i].clone()
         rest[y] = 0.0
-        tokens.append(sample_token(rest if float(rest.sum()) > 0 else p[i], generator))
+        tokens.append(sample_token(rest if float(rest.sum()) > 1e-12 else p[i], generator))  # no mass: as in exercise 01
         return tokens
     tokens.append(sample_token(p[len(proposal)], generator))
     return tokens

@@ -64,6 +64,13 @@ def test_one_round_drafts_gamma_tokens_and_verifies_them_in_one_target_pass():
         raise GradingFailure(f"One round with gamma = 4 must call the draft 4 times; your draft's calls: {rec_draft.feeds}")
 
 
+def test_a_round_that_keeps_every_draft_adds_a_bonus_token_sampled_from_p_k():
+    """One round, every draft kept (the draft is the target): the last token is the bonus, from p_k."""
+    for seed in range(8):
+        check_case("order-2 chains, the draft identical to the target (every draft kept); one round",
+                   *chains("same"), [1, 4], 3, 2, seed=seed)
+
+
 @pytest.mark.parametrize("gamma", [1, 2, 3, 8])
 def test_target_passes_are_rounds_and_draft_passes_are_drafts(gamma):
     target, draft = chains("far")

@@ -106,6 +106,21 @@ def state_of(model):
     return {name: value.detach().clone() for name, value in model.state_dict().items()}
 
 
+def first_differing_step(losses, expected) -> str:
+    """The first step (from 1) whose loss differs, and what that says about the loop."""
+    step = next((i for i, (a, b) in enumerate(zip(losses, expected)) if abs(a - b) > 1e-4 * max(1.0, abs(b))), None)
+    if step is None:
+        return f"distill returned {len(losses)} losses; the contract's loop returns {len(expected)}, one per step."
+    line = f"distill's losses first differ at step {step + 1} of {len(expected)}: yours {losses[step]:.6f}, expected {expected[step]:.6f}."
+    if step == 0:
+        return (line + "\nStep 1's loss comes from the first batch and the untrained draft alone, so the batch or the loss "
+                "differs: the rows drawn, the teacher's logits, distillation_loss's arguments or the temperature.")
+    return (line + f"\nSteps 1 to {step} match, so the batches and the loss are right. A step's loss is recorded before "
+            f"its update, so step {step + 1} is the first to see weights that differ: the update made at step {step} is "
+            "not the contract's. An optimizer created inside the loop, or gradients never cleared (no zero_grad), "
+            "make the contract's first update and first show at step 3; another optimizer or learning rate shows at step 2.")
+
+
 def replay(target, contexts, steps, seed, **options):
     learner_draft, reference_draft = load_draft(), load_draft()
     learner_generator, reference_generator = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
@@ -117,7 +132,8 @@ def replay(target, contexts, steps, seed, **options):
         raise GradingFailure(f"distill must return a list of plain Python floats (loss.item()); got {losses!r}"[:500])
     if len(losses) != len(expected) or any(abs(a - b) > 1e-4 * max(1.0, abs(b)) for a, b in zip(losses, expected)):
         raise GradingFailure(
-            f"{case}\n  your losses:      {[round(v, 6) for v in losses]}\n  expected losses:  {[round(v, 6) for v in expected]}\n"
+            f"{first_differing_step(losses, expected)}\n\n{case}\n"
+            f"  your losses:      {[round(v, 6) for v in losses]}\n  expected losses:  {[round(v, 6) for v in expected]}\n"
             "Each step: rows = torch.randint(0, N, (batch_size,), generator=generator); the loss is\n"
             "distillation_loss(draft(batch), target(batch), temperature), recorded with loss.item() before the update.")
     if not torch.equal(learner_generator.get_state(), reference_generator.get_state()):

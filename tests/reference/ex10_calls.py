@@ -138,8 +138,7 @@ def call_log(expected: list[Call], got: list[Call], difference: CallDifference |
         mark = len(rows)
         rows.append((difference.expected.round, difference.model, "-", "", *cell(difference.expected)))
     elif raised:
-        pending = [compared(expected, m)[counts[m]:][:1] for m in ("target", "draft")]
-        following = sorted((c for c in sum(pending, []) if c), key=expected.index)
+        following = sorted((c for m in ("target", "draft") for c in compared(expected, m)[counts[m]:][:1]), key=expected.index)
         if following:
             rows.append((following[0].round, following[0].model, "(your code raised)", "", *cell(following[0])))
     keep = set(range(max(0, (mark or 0) - before), (mark or 0) + after + 1))

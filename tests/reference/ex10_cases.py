@@ -112,8 +112,8 @@ def first_divergence(trace, tokens, calls) -> str:
     index = first_difference(trace.tokens, tokens)
     if index is not None:
         number, what = token_round(trace, index)
-        places.append((number, 1, f"emitted another token than the contract's in round {number} (new token {index}: "
-                                  f"the contract's is {what})"))
+        text = f"emitted another token than the contract's in round {number} (new token {index}: the contract's is {what})"
+        places.append((number, 1, text))
     return f"speculative_generate {min(places)[2]}; everything before was right."
 
 

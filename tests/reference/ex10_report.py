@@ -9,7 +9,7 @@ fed, every uniform, ratio and decision. The table is drawn by speckata/grading/r
 from __future__ import annotations
 
 from speckata.grading.round_table import Column, TableRound, render_rounds
-from tests.reference.compare import first_difference  # noqa: F401  (re-exported for the ex10/ex12 suites)
+from tests.reference.compare import first_difference  # also used by the ex10 suite
 from tests.reference.ex10_calls import call_log, first_call_difference, learner_calls, short
 from tests.reference.ex10_reference import GenerationTrace
 

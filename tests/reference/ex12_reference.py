@@ -74,7 +74,7 @@ def reference_verify(p: np.ndarray, proposal: list[int], generator, decisions: l
         decisions.append((position, token, "reject", u, float(p[position, token])))
         others = p[position].copy()
         others[token] = 0.0
-        replacement = sample_token(torch.from_numpy(others if others.sum() > 0 else p[position]), generator)
+        replacement = sample_token(torch.from_numpy(others if others.sum() > 1e-12 else p[position]), generator)
         decisions.append((position, replacement, "other token", None, None))
         emitted.append(replacement)
         return emitted

@@ -31,13 +31,15 @@ def rounds_table(trace: CrossTrace, decode, learner_tokens, max_rounds: int = 8)
 
 def mismatch_report(headline: str, case: str, trace: CrossTrace, decode, learner_tokens, target, draft) -> str:
     """target, draft: the RecordingModels the learner's decoder was given."""
-    shown = lambda tokens: repr(decode(tokens)) if isinstance(tokens, (list, tuple)) else repr(tokens)  # noqa: E731
+    def shown(tokens):
+        return repr(decode(tokens)) if isinstance(tokens, (list, tuple)) else repr(tokens)
+
     parts = [headline, "", case, "", f"  yours:     {shown(learner_tokens)}", f"  expected:  {shown(trace.tokens)}"]
     calls = learner_calls(target, draft, draft_crops_open_a_round=True)
     difference = first_call_difference(trace.calls, calls)
     if difference is not None:
         parts += ["", CALLS_TITLE, call_log(trace.calls, calls, difference)]
-    parts += ["", "The reference's rounds (tail: the last piece of the committed text, which the draft must complete;\n"
-                  "proposal: the draft's text after the tail, in the target's tokens):",
+    parts += ["", ("The reference's rounds (tail: the last piece of the committed text, which the draft must complete;\n"
+                   "proposal: the draft's text after the tail, in the target's tokens):"),
               rounds_table(trace, decode, learner_tokens)]
     return "\n".join(parts)
