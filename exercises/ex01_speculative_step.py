@@ -47,7 +47,7 @@ Worked example (from theory/01-speculative-step.md):
 >>> speculative_step(p, q, [0, 2], rng), rng.draws   # 0.6 >= 0.4: reject, residual [0, 2/3, 1/3]
 ([2], 2)
 
-Check it with:  pytest tests/test_01_speculative_step.py   (or: kata check 01-speculative-step)
+Check it with:  kata check 01-speculative-step   (or: pytest tests/test_01_speculative_step.py)
 """
 
 from speckata import check_step_inputs, sample  # noqa: F401  (given helpers)

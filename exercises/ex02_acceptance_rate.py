@@ -36,7 +36,7 @@ Worked example (position 0 and 1 of exercise 01's example):
 >>> acceptance_rate([0.5, 0.5, 0.0], [0.0, 0.0, 1.0])   # disjoint supports: never accepted
 0.0
 
-Check it with:  pytest tests/test_02_acceptance_rate.py   (or: kata check 02-acceptance-rate)
+Check it with:  kata check 02-acceptance-rate   (or: pytest tests/test_02_acceptance_rate.py)
 """
 
 import numpy as np  # noqa: F401

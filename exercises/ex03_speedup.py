@@ -47,7 +47,7 @@ Worked example (α = 0.8, γ = 5, a draft at 5% of the target's cost):
 >>> optimal_gamma(0.8, 0.05)
 8
 
-Check it with:  pytest tests/test_03_speedup.py   (or: kata check 03-speedup)
+Check it with:  kata check 03-speedup   (or: pytest tests/test_03_speedup.py)
 """
 
 import math  # noqa: F401

@@ -36,7 +36,7 @@ Worked example (exercise 01's rows; the argmaxes of p are 1, 2 and 2):
 >>> greedy_step([[0.4, 0.4, 0.2]], [], [])   # a tie: the lowest index wins
 [0]
 
-Check it with:  pytest tests/test_04_greedy_step.py   (or: kata check 04-greedy-step)
+Check it with:  kata check 04-greedy-step   (or: pytest tests/test_04_greedy_step.py)
 """
 
 import numpy as np  # noqa: F401

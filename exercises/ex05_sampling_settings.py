@@ -79,7 +79,7 @@ the target's argmax at position 0 is token 1, so greedy verification emits [1].
 >>> speculative_step_from_logits(target, drafts, [0, 2], ReplayRNG([]), temperature=0)
 [1]
 
-Check it with:  pytest tests/test_05_sampling_settings.py   (or: kata check 05-sampling-settings)
+Check it with:  kata check 05-sampling-settings   (or: pytest tests/test_05_sampling_settings.py)
 """
 
 import numpy as np  # noqa: F401

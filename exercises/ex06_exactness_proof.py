@@ -41,7 +41,7 @@ Worked example (position 0 of exercise 01's example, α = 0.7):
 >>> output_distribution(p, q, "resample_from_target").round(12).tolist()   # min(p, q) + 0.3·p
 [0.26, 0.45, 0.29]
 
-Check it with:  pytest tests/test_06_exactness_proof.py   (or: kata check 06-exactness-proof)
+Check it with:  kata check 06-exactness-proof   (or: pytest tests/test_06_exactness_proof.py)
 """
 
 import numpy as np  # noqa: F401

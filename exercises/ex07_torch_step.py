@@ -59,7 +59,7 @@ A rejection: with seed 0 the first uniform is 0.4963, above p/q = 0.1/0.6. The r
 >>> speculative_decode_step(draft_probs, target_probs, torch.tensor([1]), torch.Generator().manual_seed(0))
 (tensor([4]), 0)
 
-Check it with:  pytest tests/test_07_torch_step.py   (or: kata check 07-torch-step)
+Check it with:  kata check 07-torch-step   (or: pytest tests/test_07_torch_step.py)
 """
 
 import torch

@@ -65,7 +65,7 @@ With seed 0, v = [0.1786, 0.3511, 0.5813]: row 0's bonus comes from [0.05, 0.05,
 >>> result.tokens.tolist(), result.num_accepted.tolist()
 ([[1, 1, 2], [1, 0, -1], [0, -1, -1]], [2, 1, 0])
 
-Check it with:  pytest tests/test_08_batched_verifier.py   (or: kata check 08-batched-verifier)
+Check it with:  kata check 08-batched-verifier   (or: pytest tests/test_08_batched_verifier.py)
 """
 
 from typing import NamedTuple

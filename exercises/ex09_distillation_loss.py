@@ -47,7 +47,7 @@ Task 2: top1_agreement(student_logits, teacher_logits) -> float
 >>> top1_agreement(torch.tensor([[0.1, 0.9, 0.0], [0.0, 3.0, 0.0]]), teacher)   # row 0 disagrees
 0.5
 
-Check it with:  pytest tests/test_09_distillation_loss.py   (or: kata check 09-distillation-loss)
+Check it with:  kata check 09-distillation-loss   (or: pytest tests/test_09_distillation_loss.py)
 """
 
 import torch

@@ -77,7 +77,7 @@ counted from 1, here and in the grader's reports):
 >>> result.target_passes, result.draft_passes
 (3, 4)
 
-Check it with:  pytest tests/test_10_speculative_generate.py   (or: kata check 10-speculative-generate)
+Check it with:  kata check 10-speculative-generate   (or: pytest tests/test_10_speculative_generate.py)
 """
 
 import torch  # noqa: F401

@@ -60,7 +60,7 @@ True
 >>> measure_agreement(draft, target, held_out)[0] > alpha
 True
 
-Check it with:  pytest tests/test_11_distill_draft.py   (or: kata check 11-distill-draft)
+Check it with:  kata check 11-distill-draft   (or: pytest tests/test_11_distill_draft.py)
 """
 
 import torch  # noqa: F401

@@ -79,7 +79,7 @@ Worked example (toy tokenizers: the target reads "a", "b", " "; the draft also k
 >>> verify_proposal(p, [1], g)                     # 0.9701 >= 0.7: reject "b"; [0.2, 0, 0.1] -> token 2
 [2]
 
-Check it with:  pytest tests/test_12_cross_tokenizer.py   (or: kata check 12-cross-tokenizer)
+Check it with:  kata check 12-cross-tokenizer   (or: pytest tests/test_12_cross_tokenizer.py)
 """
 
 import torch  # noqa: F401

@@ -43,7 +43,7 @@ Worked example (from theory/13-ngram-draft.md):
 >>> ngram_draft([1, 2, 3], 2, 4)   # neither [2, 3] nor [3] came before
 []
 
-Check it with:  pytest tests/test_13_ngram_draft.py   (or: kata check 13-ngram-draft)
+Check it with:  kata check 13-ngram-draft   (or: pytest tests/test_13_ngram_draft.py)
 """
 
 
