@@ -4,12 +4,13 @@ A report module turns its reference's trace into `TableRound`s (the round's own 
 line per decision with the token it emits, if any) and calls `render_rounds`. The renderer numbers
 rounds from 1, as the exercise texts do; sizes every column to what it shows, so a long cell never
 shifts the others; shows a window of rounds around the first differing new token; and puts the
-learner's tokens beside the reference's with the marker the CLI highlights.
+learner's tokens beside the reference's. It returns a PositionTable (the same result as the
+per-position renderer), whose `marked_line` a FailureReport passes on for the CLI to highlight.
 
 >>> rounds = [TableRound(["[0, 2]"], [(["accept", "2"], "2"), (["bonus", "1"], "1")]),
 ...           TableRound(["[1, 0]"], [(["reject", "0"], None), (["residual", "2"], "2")])]
 >>> print(render_rounds([Column("fed", "<")], [Column("decision", "<"), Column("token")], rounds,
-...                     yours=["2", "1", "0"], first=2))
+...                     yours=["2", "1", "0"], first=2).text)
   round  fed     decision  token  out  yours
       1  [0, 2]  accept        2    2      2
                  bonus         1    1      1
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FIRST_DIFFERENCE_MARK = "<-- first difference"  # speckata/cli/display.py highlights the line holding it
+from speckata.grading.position_table import MARK, PositionTable
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def window(rounds: list[TableRound], first: int | None, max_rounds: int) -> int:
 
 
 def render_rounds(round_columns: list[Column], decision_columns: list[Column], rounds: list[TableRound],
-                  yours: list[str] | None = None, first: int | None = None, max_rounds: int = 8) -> str:
+                  yours: list[str] | None = None, first: int | None = None, max_rounds: int = 8) -> PositionTable:
     """The table; `yours` (the learner's new tokens, as shown) adds a column, `first` marks a line."""
     columns = [Column("round"), *round_columns, *decision_columns, Column("out")] + ([Column("yours")] if yours is not None else [])
     start = window(rounds, first, max_rounds)
@@ -70,10 +71,12 @@ def render_rounds(round_columns: list[Column], decision_columns: list[Column], r
             out += emits is not None
     shown = [[shorten(cell, column.limit) for cell, column in zip(line, columns)] for line in lines]
     widths = [max([len(column.title)] + [len(line[i]) for line in shown]) for i, column in enumerate(columns)]
-    rows = ["  " + "  ".join(f"{c.title:{c.align}{w}}" for c, w in zip(columns, widths)).rstrip()]
+    rows, marked_line = ["  " + "  ".join(f"{c.title:{c.align}{w}}" for c, w in zip(columns, widths)).rstrip()], None
     for line, marked in zip(shown, marks):
         row = "  " + "  ".join(f"{cell:{c.align}{w}}" for cell, c, w in zip(line, columns, widths))
-        rows.append(row + "  " + FIRST_DIFFERENCE_MARK if marked else row.rstrip())
+        if marked:
+            marked_line = len(rows)
+        rows.append(row + "  " + MARK if marked else row.rstrip())
     if start + max_rounds < len(rounds):
         rows.append(f"  ... {len(rounds) - start - max_rounds} more rounds")
-    return "\n".join(rows)
+    return PositionTable(rows, first, marked_line)

@@ -56,7 +56,7 @@ def run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, te
         calls = learner_calls(recorded_target, recorded_draft)
         difference = first_call_difference(trace.calls, calls)
         before = difference_headline(difference, calls) if difference and difference.got else ""
-        raise GradingFailure(raised_report(str(failure), trace, recorded_target, recorded_draft, before)) from None
+        raise raised_report(str(failure), trace, recorded_target, recorded_draft, before).failure() from None
     return result, recorded_target, recorded_draft, generator
 
 
@@ -128,7 +128,7 @@ def check_case(function, models: str, target, draft, prompt, max_new_tokens, gam
     trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma, reference_generator, temperature)
 
     def fail(headline):
-        raise GradingFailure(mismatch_report(headline, case, trace, result.tokens, rec_target, rec_draft))
+        raise mismatch_report(headline, case, trace, result.tokens, rec_target, rec_draft).failure()
 
     calls = learner_calls(rec_target, rec_draft)
     if first_call_difference(trace.calls, calls) is not None or result.tokens != trace.tokens:

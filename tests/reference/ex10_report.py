@@ -8,6 +8,8 @@ fed, every uniform, ratio and decision. The table is drawn by speckata/grading/r
 
 from __future__ import annotations
 
+from speckata.grading.failure_report import FailureReport, plain_tokens
+from speckata.grading.position_table import PositionTable
 from speckata.grading.round_table import Column, TableRound, render_rounds
 from tests.reference.compare import first_difference  # also used by the ex10 suite
 from tests.reference.ex10_calls import call_log, first_call_difference, learner_calls, short
@@ -30,7 +32,7 @@ def table_rounds(trace: GenerationTrace) -> list[TableRound]:
             for r in trace.rounds]
 
 
-def rounds_table(trace: GenerationTrace, learner_tokens, rounds: int | None = None) -> str:
+def rounds_table(trace: GenerationTrace, learner_tokens, rounds: int | None = None) -> PositionTable:
     """The reference's rounds (the first `rounds` of them), the learner's tokens beside them if known."""
     known = isinstance(learner_tokens, (list, tuple))
     first = first_difference(trace.tokens, list(learner_tokens)) if known else None
@@ -44,23 +46,29 @@ def rounds_title(rounds: int | None = None) -> str:
             "emits nothing:")
 
 
-def mismatch_report(headline: str, case: str, trace: GenerationTrace, learner_tokens, target, draft) -> str:
+def mismatch_report(headline: str, case: str, trace: GenerationTrace, learner_tokens, target, draft) -> FailureReport:
     """target, draft: the RecordingModels the learner's decoder was given."""
     got = learner_calls(target, draft)
-    parts = [headline, "", case, "", f"  yours:     {short(learner_tokens, 40)}", f"  expected:  {short(trace.tokens, 40)}"]
+    report = FailureReport(headline, expected=list(trace.tokens), yours=plain_tokens(learner_tokens))
+    report.add("", case, "", f"  yours:     {short(learner_tokens, 40)}", f"  expected:  {short(trace.tokens, 40)}")
     difference = first_call_difference(trace.calls, got)
     if difference is not None:
-        parts += ["", CALLS_TITLE, call_log(trace.calls, got, difference)]
-    return "\n".join(parts + ["", rounds_title(), rounds_table(trace, learner_tokens)])
+        report.add("", CALLS_TITLE, call_log(trace.calls, got, difference))
+    report.add("", rounds_title())
+    report.add_table(rounds_table(trace, learner_tokens))
+    return report
 
 
-def raised_report(failure: str, trace: GenerationTrace, target, draft, before: str = "") -> str:
+def raised_report(failure: str, trace: GenerationTrace, target, draft, before: str = "") -> FailureReport:
     """The learner's decoder raised: its calls up to the exception and the contract's next one.
 
     failure: the grader's message (the exception, the learner's line, the case)."""
     got = learner_calls(target, draft)
     reached = got[-1].round if got else 1
     raised, _, case = failure.partition("\n\n")
-    return "\n".join([raised + (f"\nBefore it raised, speculative_generate {before}." if before else ""), "", case, "",
-                      CALLS_TITLE, call_log(trace.calls, got, first_call_difference(trace.calls, got), raised=True), "",
-                      rounds_title(reached), rounds_table(trace, None, reached)])
+    headline, _, where = raised.partition("\n")
+    report = FailureReport(headline, expected=list(trace.tokens))
+    report.add(*([where] if where else []), *([f"Before it raised, speculative_generate {before}."] if before else []),
+               "", case, "", CALLS_TITLE, call_log(trace.calls, got, first_call_difference(trace.calls, got), raised=True),
+               "", rounds_title(reached), rounds_table(trace, None, reached).text)
+    return report

@@ -63,8 +63,7 @@ def check_case(function, models, target, target_tokenizer, draft, draft_tokenize
                                      temperature, window)
 
     def fail(headline):
-        raise GradingFailure(mismatch_report(headline, case, trace, target_tokenizer.decode, result.tokens,
-                                             rec_target, rec_draft))
+        raise mismatch_report(headline, case, trace, target_tokenizer.decode, result.tokens, rec_target, rec_draft).failure()
 
     calls = learner_calls(rec_target, rec_draft, draft_crops_open_a_round=True)
     if first_call_difference(trace.calls, calls) is not None or result.tokens != trace.tokens:
