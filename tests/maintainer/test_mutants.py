@@ -8,17 +8,16 @@ errors, not "not attempted"); where the mutant names ``must_fail`` tests, those 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from speckata.grading.suite_run import run_suite
 from speckata.manifest import exercise_by_id, repo_root
 
 if sys.version_info >= (3, 11):
@@ -51,17 +50,6 @@ def materialise(exercise_id: str, mutant: dict, folder: Path) -> None:
     source_path.write_text(source.replace(mutant["find"], mutant["replace"]))
 
 
-def grade(folder: Path, suite: str, must_fail: list[str], report: Path) -> subprocess.CompletedProcess:
-    """Run the named tests (or, with none named, the whole suite up to its first failure)."""
-    selection = [f"{suite}::{name}" for name in must_fail] or [suite, "-x"]
-    command = [sys.executable, "-m", "pytest", f"--target={folder}", *selection, "-q", "-p", "no:cacheprovider",
-               f"--report-json={report}", "--test-timeout=60"]
-    try:
-        return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
-    except OSError:  # a spawn that failed (seen once: EFAULT from fork_exec under load); once more
-        return subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600)
-
-
 def block_alarms() -> None:
     """Worker threads leave SIGALRM (the plugin's per-test time limit) to the main thread."""
     if hasattr(signal, "pthread_sigmask"):
@@ -69,14 +57,17 @@ def block_alarms() -> None:
 
 
 def run_mutant(exercise_id: str, mutant: dict, workdir: Path):
-    """Materialise and grade one mutant; returns (exit code, report or None, output tail)."""
+    """Materialise and grade one mutant; returns (exit code, report or None, output tail).
+
+    With ``must_fail`` tests named, only those run; otherwise the whole suite up to its first failure.
+    """
     workdir.mkdir(parents=True)
     folder = workdir / "mutant"
     materialise(exercise_id, mutant, folder)
-    report_path = workdir / "report.json"
-    run = grade(folder, exercise_by_id(exercise_id).tests, mutant.get("must_fail", []), report_path)
-    report = json.loads(report_path.read_text()) if report_path.exists() else None
-    return run.returncode, report, run.stdout[-3000:] + run.stderr[-2000:]
+    suite = exercise_by_id(exercise_id).tests
+    selection = [f"{suite}::{name}" for name in mutant.get("must_fail", [])] or [suite, "-x"]
+    run = run_suite(selection, folder, options=["--test-timeout=60"], timeout=600)
+    return run.returncode, run.report, run.tail(60)
 
 
 @pytest.fixture(scope="session")

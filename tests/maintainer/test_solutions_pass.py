@@ -8,14 +8,12 @@ in a subprocess.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from speckata.grading import target_dir
+from speckata.grading.suite_run import run_suite
 from speckata.manifest import load_manifest, repo_root
 
 ROOT = repo_root()
@@ -32,12 +30,7 @@ def test_every_solution_passes_its_suite(exercise, request, tmp_path):
     suite = (ROOT / exercise.tests).resolve()
     if graded_in_this_session(request, suite):
         pytest.skip("this session already grades solutions/ with this suite")
-    report = tmp_path / "report.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", str(suite), "--target=solutions", "-x", "-q", "-p", "no:cacheprovider",
-         f"--report-json={report}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=1200,
-    )
-    assert report.is_file(), run.stdout[-3000:] + run.stderr[-2000:]
-    state = json.loads(report.read_text())["states"][exercise.id]
-    assert state == "solved", f"solutions/{exercise.file} is {state}:\n" + run.stdout[-3000:]
+    run = run_suite([str(suite), "-x"], "solutions", timeout=1200)
+    assert run.report is not None, run.tail(60)
+    state = run.report["states"][exercise.id]
+    assert state == "solved", f"solutions/{exercise.file} is {state}:\n" + run.tail(60)
