@@ -16,6 +16,8 @@ import os
 import time
 from pathlib import Path
 
+from speckata.grading.states import SOLVED
+
 STATE_DIR_VARIABLE = "SPECKATA_STATE_DIR"
 VERSION = 1
 
@@ -67,7 +69,7 @@ class State:
 
     def record_verdict(self, exercise_id: str, state: str, sha256: str | None) -> None:
         changes = {"state": state, "sha256": sha256, "checked": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        if state == "solved":
+        if state == SOLVED:
             changes["solved_once"] = True
         self.update(exercise_id, **changes)
 

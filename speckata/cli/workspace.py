@@ -9,6 +9,7 @@ from pathlib import Path
 
 from speckata.cli.colour import Palette, colour_wanted
 from speckata.cli.state import State, state_folder
+from speckata.grading.target import resolve_target
 from speckata.manifest import Exercise, load_manifest, repo_root
 
 
@@ -50,20 +51,19 @@ class Workspace:
         return self.palette.command(f"kata {command}{self.target_option}")
 
 
-def resolve_target(value: str | None, root: Path) -> Path:
+def graded_folder(value: str | None, root: Path) -> Path:
+    """The folder ``--target`` names (the plugin's own rule), or the root's exercises/."""
     if value is None:
         return root / "exercises"
-    path = Path(value).expanduser()
-    candidates = [path] if path.is_absolute() else [Path.cwd() / path, root / path]
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate.resolve()
-    raise UsageProblem(f"--target {value}: no such folder")
+    folder = resolve_target(value, Path.cwd())
+    if not folder.is_dir():
+        raise UsageProblem(f"--target {value}: no such folder")
+    return folder
 
 
 def open_workspace(args) -> Workspace:
     root = find_root()
-    target = resolve_target(getattr(args, "target", None), root)
+    target = graded_folder(getattr(args, "target", None), root)
     learner_folder = target == (root / "exercises").resolve()
     return Workspace(
         root=root,

@@ -23,6 +23,7 @@ from speckata.grading.target import shown_path, target_dir
 from speckata.manifest import exercise_by_id, load_manifest
 
 _loaded: dict[str, object] = {}  # module name -> module, or the GradingFailure its import raised
+_loaded_from: Path | None = None  # the graded folder those modules came from
 
 
 class LearnerFolderFinder(importlib.abc.MetaPathFinder):
@@ -48,11 +49,14 @@ def install_finder() -> None:
         sys.meta_path.insert(0, _FINDER)
 
 
-def forget_loaded_modules() -> None:
-    """Drop every learner module loaded so far (the graded folder changed)."""
-    for name in list(_loaded):
-        sys.modules.pop(name, None)
-    _loaded.clear()
+def forget_modules_of_another_folder() -> None:
+    """Drop every learner module loaded so far if the graded folder changed since."""
+    global _loaded_from
+    if _loaded_from != target_dir():
+        for name in list(_loaded):
+            sys.modules.pop(name, None)
+        _loaded.clear()
+        _loaded_from = target_dir()
 
 
 def _import_failure(error: BaseException, path: Path) -> GradingFailure:
@@ -68,6 +72,7 @@ def _import_failure(error: BaseException, path: Path) -> GradingFailure:
 
 def load_module(module_name: str, path: Path):
     """Import the learner's module once per graded folder; a failed import fails every later call too."""
+    forget_modules_of_another_folder()
     if module_name in _loaded:
         result = _loaded[module_name]
         if isinstance(result, GradingFailure):

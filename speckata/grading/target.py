@@ -28,14 +28,9 @@ def resolve_target(value: str | Path, base: Path) -> Path:
 
 
 def set_target(path: Path) -> None:
-    """Grade the folder ``path`` from now on (learner modules loaded so far are forgotten)."""
+    """Grade the folder ``path`` from now on (learner_code.py notices and forgets older modules)."""
     global _target
-    folder = Path(path).resolve()
-    if folder != _target:
-        from speckata.grading.learner_code import forget_loaded_modules
-
-        forget_loaded_modules()
-        _target = folder
+    _target = Path(path).resolve()
 
 
 def target_dir() -> Path:

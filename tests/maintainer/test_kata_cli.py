@@ -201,7 +201,9 @@ def repository(tmp_path) -> Path:
     copy = tmp_path / "repo"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "speckata", copy / "speckata", ignore=ignore)
-    shutil.copytree(ROOT / "tests" / "reference", copy / "tests" / "reference", ignore=ignore)
+    for support in ("reference", "shared"):  # the suite's independent reference and shared test support
+        if (ROOT / "tests" / support).is_dir():
+            shutil.copytree(ROOT / "tests" / support, copy / "tests" / support, ignore=ignore)
     for relative in ("pyproject.toml", "tests/__init__.py", f"tests/test_{EXERCISE[:2]}_speculative_step.py",
                      f"exercises/{FILE}", f"solutions/{FILE}"):
         (copy / relative).parent.mkdir(parents=True, exist_ok=True)
