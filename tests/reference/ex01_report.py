@@ -35,12 +35,12 @@ def draw_count_note(draws: int, expected: int, tokens) -> list[str]:
     """What a wrong number of rng draws says about the code that made them."""
     emitted = len(tokens) if isinstance(tokens, (list, tuple)) else 0
     if draws < expected and draws < emitted:  # every emitted token takes a draw: its test or its sample
-        return [f"you drew {plural(draws, 'number')} from rng, the reference drew {expected}: is another random "
-                f"source (np.random, random) in use? Each of your {plural(emitted, 'token')} needs one draw of its "
-                "own from rng (its accept test or its sample)."]
+        return [(f"you drew {plural(draws, 'number')} from rng, the reference drew {expected}: is another random "
+                 f"source (np.random, random) in use? Each of your {plural(emitted, 'token')} needs one draw of its "
+                 "own from rng (its accept test or its sample).")]
     if draws > expected:
-        return [f"you drew {plural(draws, 'number')} from rng, the reference drew {expected}: the contract is one "
-                "rng.random() per accept test and one per sample (sample(weights, rng) draws it), nothing else."]
+        return [(f"you drew {plural(draws, 'number')} from rng, the reference drew {expected}: the contract is one "
+                 "rng.random() per accept test and one per sample (sample(weights, rng) draws it), nothing else.")]
     return []
 
 

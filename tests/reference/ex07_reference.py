@@ -38,7 +38,8 @@ def reference_step(draft_probs, target_probs, draft_tokens, generator, uniform_d
         ratio = float(target_probs[position, token] / draft_probs[position, token])
         if not u < min(1.0, ratio):
             trace.reject(position, token, u, ratio)
-            weights, kind, source = (target_probs[position] - draft_probs[position]).clamp(min=0), RESIDUAL, "residual max(0, p[i] - q[i])"
+            weights = (target_probs[position] - draft_probs[position]).clamp(min=0)
+            kind, source = RESIDUAL, "residual max(0, p[i] - q[i])"
             if float(weights.sum()) <= RESIDUAL_MASS_EPS:
                 weights, kind, source = target_probs[position], FALLBACK, "p[i] (the residual had no mass)"
             draw_sample(trace, weights, generator, kind, position, source)

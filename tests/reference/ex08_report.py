@@ -9,7 +9,7 @@ and exercise 01's reasoning for that row, position by position (speckata.grading
 from __future__ import annotations
 
 from speckata.grading.failure_report import FailureReport
-from speckata.grading.position_table import fmt, fmt_row, matrix, reasoning_table
+from speckata.grading.position_table import fmt, fmt_row, matrix, plural, reasoning_table
 from speckata.grading.trace import REJECT
 from tests.reference.ex08_reference import PAD, ExpectedRow, unpadded
 
@@ -38,7 +38,7 @@ def kept_after_rejection(expected: list[ExpectedRow], learner_k: list[int], firs
             continue
         rejection = next(event for event in row.trace.events if event.kind == REJECT)
         later = [j for j in range(i + 1, len(row.accepts)) if row.accepts[j]]
-        kept = f"kept draft {later[0]} after rejecting draft {i}" if later else f"kept {k} drafts after rejecting draft {i}"
+        kept = f"kept draft {later[0]} after rejecting draft {i}" if later else f"kept {plural(k, 'draft')} after rejecting draft {i}"
         summed = " Yours counts every accept, as a sum does." if k == i + len(later) else ""
         return (
             f"row {b} {kept}: u[{b}, {i}] = {fmt(rejection.u)} >= p/q = {fmt(rejection.ratio)} rejects draft {i}, "
@@ -56,7 +56,7 @@ def usual_suspects(expected: list[ExpectedRow], learner_tokens: list[list[int]],
     expected_k = [row.num_accepted for row in expected]
     if len(set(learner_k)) == 1 and learner_k[0] == min(expected_k) and len(set(expected_k)) > 1:
         notes.append(
-            f"Every row of yours accepted {learner_k[0]} drafts, the batch's minimum; the rows accept "
+            f"Every row of yours accepted {plural(learner_k[0], 'draft')}, the batch's minimum; the rows accept "
             f"{counts_text(expected_k)} here, row by row. Each row must keep its own accepted prefix."
         )
     # Padding: what a row holds after its own last token (by its own num_accepted).
