@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
-from tests.reference.ex02_reference import STYLES, acceptance_probability, random_pair, total_variation
+from tests.reference.ex02_reference import acceptance_probability, total_variation
+from tests.shared.cases import PAIR_STYLES as STYLES, random_pair
 
 EXERCISE = "02-acceptance-rate"
 TOLERANCE = 1e-12

@@ -14,8 +14,9 @@ import pytest
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex05_cases import generated_step_case, generated_warp_case
-from tests.reference.ex05_reference import chi_square_test, reference_warp
+from tests.reference.ex05_reference import reference_warp
 from tests.reference.ex05_report import CHAIN_NOTE, check_step, check_warp
+from tests.shared.statistics import chi_square_test
 
 EXERCISE = "05-sampling-settings"
 LOGITS = np.log([0.4, 0.3, 0.2, 0.1])  # the worked example: softmax [0.4, 0.3, 0.2, 0.1]
@@ -172,6 +173,7 @@ def test_gamma_zero():
     check_step(step(), TARGET[:1], np.empty((0, 3)), [], [0.1], "γ = 0 with draft_logits of shape (0, 3)", top_k=2)
 
 
+@pytest.mark.generated
 @pytest.mark.parametrize("vocab", [3, 8])
 def test_generated_steps_match_the_reference(vocab):
     """200 generated steps per vocabulary size (seed 550 + V); uniforms at least 1e-9 from every
@@ -209,14 +211,15 @@ def first_token_counts(step_function, runs: int, seed: int) -> np.ndarray:
     return counts
 
 
+@pytest.mark.statistical
 def test_first_token_follows_the_warped_target():
     """Chi-square goodness of fit of the first emitted token against warp(target)[0].
 
     Statistic: Pearson's chi-square over the 4 tokens the warped target allows (3 degrees of
     freedom); a token outside them fails at once. 10,000 runs, temperature 1.5 and top_k = 4 on
     both sides, drafts sampled from the warped draft, fixed seed. Threshold: fail when the
-    p-value is below 1e-3. tests/maintainer/test_margins_numpy_track.py shows the reference far
-    above it; the one-sided-warping mutants fail it (tests/mutants/ex05_sampling_settings.toml).
+    p-value is below 1e-3. tests/maintainer/test_margins_chi_square.py shows the reference far
+    above it and the one-sided-warping mutants (tests/mutants/ex05_sampling_settings.toml) far below.
     """
     counts = first_token_counts(step(), STAT_RUNS, STAT_SEED)
     p, _ = reference_warp(STAT_TARGET, **STAT_SETTINGS)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
-from tests.reference.ex02_reference import STYLES, random_pair
-from tests.reference.ex05_reference import chi_square_test
+from tests.shared.cases import PAIR_STYLES as STYLES, random_pair
+from tests.shared.statistics import chi_square_test
 from tests.reference.ex06_reference import reference_distribution, simulate_first_tokens
 
 EXERCISE = "06-exactness-proof"
@@ -153,6 +153,7 @@ STAT_ALPHA = 1e-3
 STAT_SEEDS = {"exact": 6061, "resample_from_target": 6062}
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("rule", RULES)
 def test_distribution_matches_a_simulation_of_the_rule(rule):
     """Chi-square goodness of fit of simulated first tokens against YOUR output_distribution.
@@ -161,8 +162,8 @@ def test_distribution_matches_a_simulation_of_the_rule(rule):
     "resample_from_target" a draft from q, the accept test, and on rejection a sample from p.
     Statistic: Pearson's chi-square over the 5 tokens (4 degrees of freedom), 20,000 runs, fixed
     seed per rule. Threshold: fail when the p-value is below 1e-3. The reference clears it with
-    room to spare (tests/maintainer/test_margins_numpy_track.py); a distribution that is off by
-    the shortcut's bias (TV 0.165 here) fails it (tests/mutants/ex06_exactness_proof.toml).
+    room to spare, and a distribution that is off by the shortcut's bias (TV 0.165 here) fails it
+    far below (tests/maintainer/test_margins_chi_square.py, tests/mutants/ex06_exactness_proof.toml).
     """
     result = check(STAT_P, STAT_Q, rule, "the statistical test's pair")
     counts = simulate_first_tokens(STAT_P, STAT_Q, rule, STAT_RUNS, STAT_SEEDS[rule])

@@ -16,6 +16,7 @@ import torch
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex07_reference import make_generator, reference_step
 from tests.reference.ex07_report import describe_case, mismatch_report, state_headline, stream_notes
+from tests.shared.cases import random_verify_case
 
 EXERCISE = "07-torch-step"
 DTYPES = [torch.float32, torch.float64]
@@ -174,26 +175,12 @@ def test_no_generator_means_the_global_generator():
         ).failure()
 
 
-def random_distribution(gen, vocab: int, style: str) -> np.ndarray:
-    concentration = {"peaked": 0.1, "flat": 10.0, "sparse": 1.0}[style]
-    row = gen.dirichlet(np.full(vocab, concentration))
-    if style == "sparse" and vocab > 2:
-        row[gen.random(vocab) < 0.4] = 0.0
-        if row.sum() == 0:
-            row[gen.integers(vocab)] = 1.0
-    return row / row.sum()
-
-
 def random_case(gen, vocab: int, dtype, device="cpu"):
-    """Rows as a real draft and target give them, drafts sampled from q, and a seed whose
-    uniforms all keep 1e-6 away from their ratios (so rounding the ratio differently is harmless)."""
-    gamma = int(gen.integers(0, 7))
-    style_p, style_q = gen.choice(["peaked", "flat", "sparse"], size=2)
-    p = np.stack([random_distribution(gen, vocab, style_p) for _ in range(gamma + 1)])
-    q = np.stack([random_distribution(gen, vocab, style_q) for _ in range(gamma)]) if gamma else np.empty((0, vocab))
-    if gamma and gen.random() < 0.3:  # a draft close to the target: long accepted runs
-        q = 0.9 * p[:gamma] + 0.1 * q
-    draft_tokens = torch.tensor([int(gen.choice(vocab, p=row)) for row in q], dtype=torch.int64, device=device)
+    """Rows as a real draft and target give them (tests/shared/cases.py), drafts sampled from q, and
+    a seed whose uniforms all keep 1e-6 away from their ratios (so rounding the ratio differently is
+    harmless)."""
+    p, q, draft = random_verify_case(gen, vocab)
+    draft_tokens = torch.tensor(draft, dtype=torch.int64, device=device)
     draft_probs = torch.tensor(q, dtype=dtype, device=device)
     target_probs = torch.tensor(p, dtype=dtype, device=device)
     while True:
@@ -201,6 +188,9 @@ def random_case(gen, vocab: int, dtype, device="cpu"):
         trace = reference_step(draft_probs, target_probs, draft_tokens, make_generator(seed, device))
         if trace.margin() > 1e-6:
             return draft_probs, target_probs, draft_tokens, seed
+
+
+RANDOM_CASES = 50  # per vocabulary size and dtype: 300 steps of every shape from K = 0 to 6
 
 
 def check_random_cases(vocab: int, dtype, cases: int, seed: int, device="cpu") -> None:
@@ -213,10 +203,11 @@ def check_random_cases(vocab: int, dtype, cases: int, seed: int, device="cpu") -
             raise GradingFailure(f"{failure}\n\n(The first failing random case; cases before it passed.)", detail=failure.detail) from None
 
 
+@pytest.mark.generated
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("vocab", [2, 5, 50])
 def test_random_cases_match_the_reference(vocab, dtype):
-    check_random_cases(vocab, dtype, cases=150, seed=700 + vocab + (dtype == torch.float64))
+    check_random_cases(vocab, dtype, cases=RANDOM_CASES, seed=700 + vocab + (dtype == torch.float64))
 
 
 # Task 6: bad input -----------------------------------------------------------------------------
@@ -259,6 +250,7 @@ def test_float32_rows_within_their_tolerance_are_accepted():
 
 # Task 7: any device ----------------------------------------------------------------------------
 
+@pytest.mark.generated
 def test_random_cases_on_cuda_match_the_reference():
     # The worked example first, on the CPU: an untouched stub reads "not attempted", not "skipped".
     check_case(torch.tensor(SEED_DRAFT), torch.tensor(SEED_TARGET), torch.tensor([1]), 0, "the worked example")

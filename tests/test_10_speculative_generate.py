@@ -9,7 +9,6 @@ exact; the committed trained models make it real.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import pytest
@@ -23,6 +22,7 @@ from tests.reference import ex10_cases as cases
 from tests.reference.ex10_cases import chains, check_result_shape, describe
 from tests.reference.ex10_reference import reference_generate
 from tests.reference.ex10_report import first_difference
+from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "10-speculative-generate"
 
@@ -172,6 +172,7 @@ def test_temperature_zero_equals_greedy_decoding_on_the_trained_models(trained_m
 
 # Task 7: exact replay against the reference --------------------------------------------------------
 
+@pytest.mark.generated
 @pytest.mark.parametrize("models", ["far", "close", "example"])
 def test_random_cases_match_the_reference(models):
     gen = torch.Generator().manual_seed(len(models))
@@ -206,15 +207,6 @@ def stat_chains() -> tuple[MarkovModel, MarkovModel]:
     return random_markov_model(3, 2, seed=1, sharpness=1.5), random_markov_model(3, 2, seed=2, sharpness=1.5)
 
 
-def chi_square_even_df_pvalue(statistic: float, df: int) -> float:
-    """Survival function of the chi-square distribution with an even number of degrees of freedom."""
-    half, term, total = statistic / 2, 1.0, 0.0
-    for i in range(df // 2):
-        term = 1.0 if i == 0 else term * half / i
-        total += term
-    return math.exp(-half) * total
-
-
 def sequence_chi_square(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED) -> tuple[float, float, Counter]:
     target, draft = stat_chains()
     generator = torch.Generator().manual_seed(seed)
@@ -227,16 +219,17 @@ def sequence_chi_square(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED) 
         expected = runs * target.sequence_probability([0], sequence)
         statistic += (counts[sequence] - expected) ** 2 / expected
     df = target.vocab_size ** STAT_LENGTH - 1
-    return statistic, chi_square_even_df_pvalue(statistic, df), counts
+    return statistic, chi_square_sf(statistic, df), counts
 
 
+@pytest.mark.statistical
 def test_generated_sequences_are_distributed_as_the_target():
     """Chi-square goodness of fit of whole generated sequences against the target chain.
 
     Statistic: Pearson's chi-square over all 27 sequences of 3 new tokens (26 degrees of freedom),
     exact expected counts from the order-2 target chain, 2,000 runs from one generator seeded with
     20261130 (gamma = 2, prompt [0]). Threshold: fail when the p-value is below 1e-3. The
-    reference's p-value is checked in tests/maintainer/test_margins_end_to_end.py; a decoder that
+    reference's p-value is checked in tests/maintainer/test_margins_chi_square.py; a decoder that
     replaces rejections with a sample from p instead of the residual scores p < 1e-50 (mutant gate).
     """
     statistic, pvalue, counts = sequence_chi_square(speculative_generate())

@@ -202,7 +202,7 @@ def test_a_small_run_lowers_the_loss_and_raises_alpha(target, windows):
 
     Checks: the mean of the last 10 losses is below the mean of the first 10, and α (measured by the
     reference on 16 held-out windows of 64) rises by at least 0.10. The reference's rise, more than
-    twice that, is checked in tests/maintainer/test_margins_end_to_end.py.
+    twice that, is checked in tests/maintainer/test_margins_other_checks.py.
     """
     before, after, losses = small_run(distill(), target, windows)
     first, last = sum(losses[:10]) / 10, sum(losses[-10:]) / 10

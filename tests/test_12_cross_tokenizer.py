@@ -9,7 +9,6 @@ distributed as the target's, whatever the draft proposes.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import pytest
@@ -22,6 +21,7 @@ from speckata.models.pretrained import char_tokenizer, load_target, load_word_dr
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 from tests.reference import ex12_cases as cases
 from tests.reference.ex12_reference import reference_verify
+from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "12-cross-tokenizer"
 
@@ -31,14 +31,6 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 def learner(name):
     return learner_function(EXERCISE, name)
-
-
-def chi_square_even_df_pvalue(statistic: float, df: int) -> float:
-    half, term, total = statistic / 2, 1.0, 0.0
-    for i in range(df // 2):
-        term = 1.0 if i == 0 else term * half / i
-        total += term
-    return math.exp(-half) * total
 
 
 # The toy world: the target reads "a", "b", " "; the draft's pieces include "c", which the target lacks.
@@ -90,6 +82,7 @@ def test_verify_with_no_proposal_samples_one_token():
     check_verify([[0.1, 0.2, 0.7]], [], 4, "an empty proposal (one token from p[0])")
 
 
+@pytest.mark.generated
 def test_verify_matches_the_reference_on_random_cases():
     gen = torch.Generator().manual_seed(12)
     for index in range(300):
@@ -111,15 +104,16 @@ def first_token_chi_square(verify, runs=STAT_RUNS, seed=STAT_SEED):
         counts[call_learner(verify, STAT_P0, [1], generator, case="(statistical test)")[0]] += 1
     expected = runs * STAT_P0[0]
     statistic = float(sum((counts[t] - float(expected[t])) ** 2 / float(expected[t]) for t in range(5)))
-    return statistic, chi_square_even_df_pvalue(statistic, 4), counts
+    return statistic, chi_square_sf(statistic, 4), counts
 
 
+@pytest.mark.statistical
 def test_verify_emits_tokens_distributed_as_p():
     """Chi-square goodness of fit of the first emitted token against p[0], the proposal fixed at token 1.
 
     Statistic: Pearson's chi-square over the 5 tokens (4 degrees of freedom), 20,000 runs of one
     generator seeded with 20261201. Threshold: fail when the p-value is below 1e-3. The reference's
-    p-value is checked in tests/maintainer/test_margins_end_to_end.py; resampling a rejection from
+    p-value is checked in tests/maintainer/test_margins_chi_square.py; resampling a rejection from
     p with the rejected token still in it scores far beyond (mutant gate).
     """
     statistic, pvalue, counts = first_token_chi_square(learner("verify_proposal"))
@@ -175,6 +169,7 @@ def pair_with_tokenizers(models):
     return target, TOY_CHARS, draft, TOY_WORDS
 
 
+@pytest.mark.generated
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_toy_cases_match_the_reference(seed):
     gen = torch.Generator().manual_seed(seed)
@@ -246,9 +241,10 @@ def sequence_chi_square(generate, runs=SEQ_RUNS, seed=SEQ_SEED):
     for sequence in target.all_continuations(SEQ_LENGTH):
         expected = runs * target.sequence_probability(prompt, sequence)
         statistic += (counts[sequence] - expected) ** 2 / expected
-    return statistic, chi_square_even_df_pvalue(statistic, 3 ** SEQ_LENGTH - 1), counts
+    return statistic, chi_square_sf(statistic, 3 ** SEQ_LENGTH - 1), counts
 
 
+@pytest.mark.statistical
 def test_generated_text_is_distributed_as_the_target():
     """Chi-square goodness of fit of whole generated sequences against the toy target chain.
 
@@ -256,7 +252,7 @@ def test_generated_text_is_distributed_as_the_target():
     (26 degrees of freedom), exact expected counts from the order-2 target chain, 2,000 runs from
     one generator seeded with 20261202 (gamma = 2, the toy word-piece draft, greedy). Threshold:
     fail when the p-value is below 1e-3. The reference's p-value is checked in
-    tests/maintainer/test_margins_end_to_end.py; the mutants that keep the rejected token in the
+    tests/maintainer/test_margins_chi_square.py; the mutants that keep the rejected token in the
     resampling distribution, or accept with min(1, p/q) for a stand-in q, score far beyond.
     """
     statistic, pvalue, counts = sequence_chi_square(learner("cross_tokenizer_generate"))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from speckata.grading import completion_guard
+from speckata.grading import completion_guard, ordering
 from speckata.grading.failures import LearnerStopped
 from speckata.grading.report import GradingRecord
 from speckata.grading.target import is_reference_target, resolve_target, set_target, shown_path, target_dir
@@ -51,6 +51,7 @@ def pytest_configure(config):
         # config. Grade with the repository's suites all the same.
         config.args = [str(repo_root() / "tests")]
     config.pluginmanager.register(GradingSession(config), "speckata-grading-session")
+    config.pluginmanager.register(ordering, "speckata-ordering")  # fixed cases first, slow tests last
 
 
 def pytest_unconfigure(config):

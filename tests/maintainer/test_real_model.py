@@ -20,6 +20,7 @@ import pytest
 
 from speckata.manifest import repo_root
 from speckata.real.load import missing_parts
+from tests.shared.statistics import chi_square_sf
 
 REQUIRED = os.environ.get("SPECKATA_REQUIRE_REAL") == "1"
 MISSING = missing_parts()
@@ -135,12 +136,6 @@ TOP = 20  # chi-square bins: p's 20 likeliest tokens, and one bin for all the ot
 KEPT = 256  # the statistical tests keep each row's 256 likeliest tokens (most of the mass)
 
 
-def chi_square_sf_even(statistic: float, df: int) -> float:
-    """Survival function of the chi-square distribution with an even number of degrees of freedom."""
-    half = statistic / 2
-    return math.exp(-half) * sum(half**i / math.factorial(i) for i in range(df // 2))
-
-
 def binned(p: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Observed counts and expected probabilities over TOP + 1 bins."""
     top = np.argsort(-p, kind="stable")[:TOP]
@@ -154,7 +149,7 @@ def binned(p: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def chi_square(p, tokens):
     observed, expected = binned(p, tokens)
     statistic = float(((observed - len(tokens) * expected) ** 2 / (len(tokens) * expected)).sum())
-    return statistic, chi_square_sf_even(statistic, TOP)
+    return statistic, chi_square_sf(statistic, TOP)
 
 
 def likeliest(rows, count: int = KEPT):

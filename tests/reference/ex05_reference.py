@@ -72,33 +72,3 @@ def reference_step(target_logits, draft_logits, draft, stream, temperature=1.0, 
         return tokens, 0, p, q, None
     trace: StepTrace = reference_trace(p, q, draft, stream)
     return trace.tokens, trace.draws, p, q, trace
-
-
-def chi_square_sf(statistic: float, df: int) -> float:
-    """Survival function of the chi-square distribution with df degrees of freedom (closed forms)."""
-    x = statistic / 2.0
-    if df % 2 == 0:
-        term, total = 1.0, 1.0
-        for j in range(1, df // 2):
-            term *= x / j
-            total += term
-        return math.exp(-x) * total
-    total = math.erfc(math.sqrt(x))
-    term = math.sqrt(x) * math.exp(-x) / math.gamma(1.5)
-    for j in range(1, (df + 1) // 2):
-        total += term
-        term *= x / (j + 0.5)
-    return total
-
-
-def chi_square_test(counts: np.ndarray, probs: np.ndarray) -> tuple[float, int, float, list[int]]:
-    """Pearson's statistic over the tokens probs allows, its degrees of freedom, p-value, and
-    the tokens observed where probs is 0 (any such token fails outright: p-value 0)."""
-    counts, probs = np.asarray(counts, dtype=float), np.asarray(probs, dtype=float)
-    impossible = [int(t) for t in np.flatnonzero((probs == 0) & (counts > 0))]
-    support = probs > 0
-    expected = counts.sum() * probs[support]
-    statistic = float(((counts[support] - expected) ** 2 / expected).sum())
-    df = int(support.sum()) - 1
-    pvalue = 0.0 if impossible else chi_square_sf(statistic, df)
-    return statistic, df, pvalue, impossible

@@ -1,13 +1,15 @@
 """Exercise 08-batched-verifier: the batches the suite grades on.
 
 Forced batches, whose ratios p/q are 7/6 (always accepted) or 0 (always rejected) so each row's
-accepted count is known in advance, and random batches shaped like a real draft's and target's.
+accepted count is known in advance, and random batches shaped like a real draft's and target's
+(drawn by tests/shared/cases.py).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
+
+from tests.shared.cases import random_verify_batch
 
 # Rows built from three kinds of positions: p/q = 7/6 at the drafted token (always accepted),
 # p = 0 there (always rejected; the residual is all on token 0), and a bonus row unlike both.
@@ -26,20 +28,8 @@ def forced_batch(patterns: list[str], dtype=torch.float64):
     return torch.tensor(target, dtype=dtype), draft, torch.ones(len(patterns), gamma, dtype=torch.int64)
 
 
-def random_rows(gen, count: int, vocab: int) -> np.ndarray:
-    style = gen.choice(["peaked", "flat", "sparse"])
-    rows = gen.dirichlet(np.full(vocab, {"peaked": 0.1, "flat": 10.0, "sparse": 1.0}[style]), size=count)
-    if style == "sparse" and vocab > 2:
-        rows[gen.random(rows.shape) < 0.4] = 0.0
-        rows[rows.sum(axis=1) == 0, 0] = 1.0
-    return rows / rows.sum(axis=1, keepdims=True)
-
-
 def random_batch(gen, batch: int, gamma: int, vocab: int, dtype, device="cpu"):
-    p = random_rows(gen, batch * (gamma + 1), vocab).reshape(batch, gamma + 1, vocab)
-    q = random_rows(gen, batch * gamma, vocab).reshape(batch, gamma, vocab)
-    close = gen.random(batch) < 0.4  # drafts close to the target: long accepted runs
-    q[close] = 0.9 * p[close, :gamma] + 0.1 * q[close]
-    drafts = np.array([[gen.choice(vocab, p=row) for row in q_b] for q_b in q], dtype=np.int64).reshape(batch, gamma)
+    """(target_probs, draft_probs, draft_tokens) of a random batch, as tensors on ``device``."""
+    p, q, drafts = random_verify_batch(gen, batch, gamma, vocab, close_share=0.4)
     as_tensor = lambda a: torch.tensor(a, dtype=dtype, device=device)  # noqa: E731
     return as_tensor(p), as_tensor(q), torch.tensor(drafts, device=device)
