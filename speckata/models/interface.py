@@ -31,50 +31,10 @@ either and records every call, which is how the grading suites count the tokens 
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, Union
+from typing import Sequence, Union
 
 import torch
 
+from speckata.models.checks import check_crop, check_new_ids  # noqa: F401  (the models import them from here)
+
 TokenIds = Union[Sequence[int], torch.Tensor]
-
-
-class CachedLanguageModel(Protocol):
-    vocab_size: int
-
-    def forward_new(self, ids: TokenIds) -> torch.Tensor: ...
-
-    @property
-    def cache_length(self) -> int: ...
-
-    def crop(self, length: int) -> None: ...
-
-    def reset(self) -> None: ...
-
-
-def check_new_ids(ids: TokenIds, vocab_size: int) -> torch.Tensor:
-    """The new ids as a 1-D int64 tensor; ValueError naming the problem otherwise."""
-    if isinstance(ids, torch.Tensor):
-        if ids.dtype.is_floating_point or ids.dtype == torch.bool or ids.dim() > 1:
-            raise ValueError(f"forward_new takes the new ids of one sequence, a 1-D list of integers; "
-                             f"got a tensor of {ids.dtype} and shape {tuple(ids.shape)}")
-        ids = ids.reshape(-1).tolist()
-    values = list(ids)
-    if any(isinstance(v, bool) or not hasattr(v, "__index__") for v in values):
-        raise ValueError(f"forward_new needs integer token ids; got {values!r}")
-    if not values:
-        raise ValueError("forward_new needs at least one new token id (got none)")
-    values = [int(v) for v in values]
-    bad = [v for v in values if not 0 <= v < vocab_size]
-    if bad:
-        raise ValueError(f"token id {bad[0]} is out of range for a vocabulary of {vocab_size}")
-    return torch.tensor(values, dtype=torch.int64)
-
-
-def check_crop(length: int, cache_length: int) -> int:
-    """The length to crop to; ValueError if it is not an int in [0, cache_length]."""
-    if isinstance(length, bool) or not hasattr(length, "__index__"):
-        raise ValueError(f"crop needs an integer length; got {length!r}")
-    length = int(length)
-    if not 0 <= length <= cache_length:
-        raise ValueError(f"cannot crop to {length}: the cache holds {cache_length} tokens (crop only rolls back)")
-    return length

@@ -18,11 +18,10 @@ holding a generator with the same seed knows every number you draw:
 
 from __future__ import annotations
 
-import bisect
-import itertools
-import math
-
 import torch
+
+from speckata.models.checks import check_temperature  # noqa: F401  (the exercises import it from here)
+from speckata.sampling import sample
 
 
 def next_token_probabilities(logits: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -35,13 +34,6 @@ def next_token_probabilities(logits: torch.Tensor, temperature: float) -> torch.
     return torch.softmax(logits / temperature, dim=-1)
 
 
-def check_temperature(temperature) -> None:
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or math.isnan(temperature):
-        raise ValueError(f"temperature must be a number >= 0; got {temperature!r}")
-    if temperature < 0 or math.isinf(temperature):
-        raise ValueError(f"temperature must be a finite number >= 0; got {temperature!r}")
-
-
 def draw_uniform(generator: torch.Generator) -> float:
     """One uniform number in [0, 1) from ``generator``: the only way the exercises draw."""
     return float(torch.rand((), dtype=torch.float64, generator=generator))
@@ -50,24 +42,16 @@ def draw_uniform(generator: torch.Generator) -> float:
 def sample_token(probs: torch.Tensor, generator: torch.Generator) -> int:
     """One token from ``probs`` (1-D, non-negative, positive total) with one :func:`draw_uniform`.
 
-    The weights are summed left to right and normalised by their total; the token is the first
-    whose normalised cumulative sum exceeds u (exactly what ``speckata.sample`` does in numpy).
+    This is ``speckata.sample`` (the one inverse-CDF rule of the kata: the first index whose
+    normalised cumulative sum exceeds u, never a zero-probability index) fed by the generator.
     """
     weights = torch.as_tensor(probs, dtype=torch.float64)
     if weights.dim() != 1 or weights.numel() == 0:
         raise ValueError(f"sample_token needs a non-empty 1-D tensor of probabilities; got shape {tuple(weights.shape)}")
-    values = weights.tolist()  # small vocabularies: plain Python is faster than a chain of tensor ops
-    if not all(v >= 0 and v != math.inf for v in values):  # also False for NaN
-        raise ValueError("sample_token: the probabilities must be finite and non-negative")
-    cumulative = list(itertools.accumulate(values))
-    total = cumulative[-1]
-    if not total > 0 or total == math.inf:
-        raise ValueError("sample_token: the probabilities sum to zero (or overflow); there is nothing to sample")
-    u = draw_uniform(generator)
-    index = bisect.bisect_right([c / total for c in cumulative], u)
-    if index >= len(values) or values[index] == 0:
-        index = max(i for i, v in enumerate(values) if v > 0)
-    return index
+    try:
+        return sample(weights.numpy(), GeneratorRNG(generator))
+    except ValueError as error:
+        raise ValueError(str(error).replace("sample:", "sample_token:", 1)) from None
 
 
 class GeneratorRNG:

@@ -9,11 +9,11 @@ outside this package imports transformers).
   ``speckata.models.interface`` (forward_new, cache_length, crop, reset), so exercise 10's
   ``speculative_generate`` runs on SmolLM2 unchanged.
 - ``lookup``: speculative decoding with a deterministic proposal (prompt lookup, exercise 13),
-  verified by the rule of exercise 12.
+  verified by exercise 12's ``verify_proposal``.
 - ``tiny_draft`` / ``train_draft``: a small draft with SmolLM2's tokenizer, distilled from it.
 - ``prompts``: the fixed prompts of the benchmark and the tests.
 """
 
-from speckata.real.load import RealModelMissing, real_model_available
+from speckata.real.load import RealModelMissing
 
-__all__ = ["RealModelMissing", "real_model_available"]
+__all__ = ["RealModelMissing"]

@@ -34,10 +34,6 @@ def missing_parts() -> list[str]:
     return parts
 
 
-def real_model_available() -> bool:
-    return not missing_parts()
-
-
 def gguf_path() -> Path | None:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:

@@ -5,11 +5,8 @@ its mass on the proposed token x. Exercise 01's rule with that one-hot q reads: 
 probability p(x); on rejection sample from p with x removed, renormalised (the residual
 max(0, p - q) is exactly that); if all are accepted, a bonus token from the next row of p. The
 output is distributed exactly as the target's, at any temperature; at temperature 0 it is greedy
-decoding. This is exercise 12's rule; exercise 12 was not in the repository when this was written,
-so the rule is written once here (``verify_proposal``).
-
-The draws follow exercise 10's contract (``speckata.models.sampling``): one ``draw_uniform`` per
-proposed token tested and one ``sample_token`` for the replacement or the bonus token.
+decoding. This is exercise 12's rule, so the decoder calls exercise 12's ``verify_proposal`` from
+the graded folder (``solutions/`` by default), as it calls exercise 13's ``ngram_draft``.
 """
 
 from __future__ import annotations
@@ -18,28 +15,10 @@ import inspect
 
 import torch
 
-from speckata.models.decoding import SpeculativeResult, check_count, check_prompt
-from speckata.models.sampling import check_temperature, draw_uniform, next_token_probabilities, sample_token
-
-# A residual with no more mass than this comes from rounding alone (p puts everything on x).
-RESIDUAL_MASS_EPS = 1e-12
-
-
-def verify_proposal(p: torch.Tensor, proposal: list[int], generator: torch.Generator) -> list[int]:
-    """Accepted proposals followed by one replacement or bonus token; p has len(proposal) + 1 rows."""
-    tokens: list[int] = []
-    for i, x in enumerate(proposal):
-        if draw_uniform(generator) < float(p[i, x]):
-            tokens.append(int(x))
-            continue
-        residual = p[i].clone()
-        residual[x] = 0.0
-        if float(residual.sum()) <= RESIDUAL_MASS_EPS:
-            residual = p[i]
-        tokens.append(sample_token(residual, generator))
-        return tokens
-    tokens.append(sample_token(p[len(proposal)], generator))
-    return tokens
+from speckata.models.checks import check_count, check_prompt, check_temperature
+from speckata.models.results import SpeculativeResult
+from speckata.models.sampling import next_token_probabilities
+from speckata.real.graded import graded_function
 
 
 def occurs_earlier(context: list[int], size: int) -> bool:
@@ -54,7 +33,8 @@ def lookup_generate(target, prompt_ids, max_new_tokens: int, gamma: int, generat
                     temperature: float = 1.0, n: int = 3, drafter=None, min_match: int = 2) -> SpeculativeResult:
     """``max_new_tokens`` tokens from ``target`` with proposals ``drafter(context, n, k)``.
 
-    ``drafter`` defaults to exercise 13's ``ngram_draft`` from ``solutions/``. A round with an
+    ``drafter`` defaults to exercise 13's ``ngram_draft`` from ``solutions/``; the proposals are
+    verified by exercise 12's ``verify_proposal`` from there. A round with an
     empty proposal is a plain decoding step. ``draft_passes`` stays 0: there is no draft model.
     ``min_match``: propose only when the context's last ``min_match`` tokens occur earlier in it;
     otherwise the round is a plain step. A lookup that falls back to a single token ("the", ",")
@@ -66,9 +46,8 @@ def lookup_generate(target, prompt_ids, max_new_tokens: int, gamma: int, generat
     verified go through the output layer: the prompt's pass needs one row, not one per token.
     """
     if drafter is None:
-        from speckata.real.graded import graded_function
-
         drafter = graded_function("ex13_ngram_draft", "ngram_draft")
+    verify_proposal = graded_function("ex12_cross_tokenizer", "verify_proposal")
     sequence = check_prompt(prompt_ids, target.vocab_size)
     check_count("max_new_tokens", max_new_tokens, 0)
     check_count("gamma", gamma, 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+
 import torch
 
 from speckata.real.load import cache_root

@@ -78,18 +78,10 @@ def agreement(draft, target, windows: torch.Tensor) -> dict:
 
 
 def distillation_loss_function():
-    try:
-        from speckata.real.graded import graded_function
+    """Exercise 09's loss from solutions/, and where it came from (for the saved metadata)."""
+    from speckata.real.graded import graded_function
 
-        return graded_function("ex09_distillation_loss", "distillation_loss"), "solutions/ex09_distillation_loss.py"
-    except (ImportError, AttributeError):  # exercise 09 absent: the same formula, written out
-        def loss(student_logits, teacher_logits, temperature=1.0):
-            v = student_logits.shape[-1]
-            log_q = torch.log_softmax(student_logits.reshape(-1, v) / temperature, -1)
-            log_p = torch.log_softmax(teacher_logits.detach().reshape(-1, v) / temperature, -1)
-            return torch.nn.functional.kl_div(log_q, log_p, log_target=True, reduction="batchmean") * temperature**2
-
-        return loss, "inline KL(p || q) (exercise 09 not found)"
+    return graded_function("ex09_distillation_loss", "distillation_loss"), "solutions/ex09_distillation_loss.py"
 
 
 def parse(argv):

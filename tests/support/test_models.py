@@ -22,7 +22,7 @@ from speckata.models.recording import RecordingModel
 from speckata.models.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 
-MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "distill_checks"]
+MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "checks"]
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -1,0 +1,73 @@
+"""What the end-to-end decoders return: the result types of exercises 10 and 12, and their rates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def tokens_per_pass(tokens: list[int], target_passes: int) -> float:
+    return len(tokens) / target_passes if target_passes else 0.0
+
+
+def acceptance_rate(accepted_per_pass: list[int], proposed_per_pass: list[int]) -> float:
+    """Accepted over tested proposals: a round tests its proposals up to and including the first rejection."""
+    tested = sum(min(proposed, accepted + 1) for accepted, proposed in zip(accepted_per_pass, proposed_per_pass))
+    return sum(accepted_per_pass) / tested if tested else 0.0
+
+
+@dataclass
+class SpeculativeResult:
+    """What ``speculative_generate`` returns (exercise 10).
+
+    tokens             the max_new_tokens new tokens, prompt not included, as plain ints.
+    accepted_per_pass  for each target pass (round), how many drafted tokens it accepted.
+    drafted_per_pass   for each target pass, how many tokens the draft proposed (gamma, or fewer
+                       near the end so that no round can overshoot max_new_tokens).
+    target_passes      how many times the target's forward_new was called.
+    draft_passes       how many times the draft's forward_new was called.
+    """
+
+    tokens: list[int] = field(default_factory=list)
+    accepted_per_pass: list[int] = field(default_factory=list)
+    drafted_per_pass: list[int] = field(default_factory=list)
+    target_passes: int = 0
+    draft_passes: int = 0
+
+    @property
+    def tokens_per_pass(self) -> float:
+        """New tokens per target pass: between 1 and gamma + 1."""
+        return tokens_per_pass(self.tokens, self.target_passes)
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Accepted drafts over drafts that were tested (a rejection ends a round: later ones are not)."""
+        return acceptance_rate(self.accepted_per_pass, self.drafted_per_pass)
+
+
+@dataclass
+class CrossTokenizerResult:
+    """What ``cross_tokenizer_generate`` returns (exercise 12).
+
+    text               the new text (the decoded new target tokens), prompt not included.
+    tokens             the max_new_tokens new target token ids, as plain ints.
+    proposed_per_pass  for each target pass, how many target tokens the draft's text proposed.
+    accepted_per_pass  for each target pass, how many of them were kept.
+    target_passes      how many times the target's forward_new was called.
+    draft_passes       how many times the draft's forward_new was called.
+    """
+
+    text: str = ""
+    tokens: list[int] = field(default_factory=list)
+    proposed_per_pass: list[int] = field(default_factory=list)
+    accepted_per_pass: list[int] = field(default_factory=list)
+    target_passes: int = 0
+    draft_passes: int = 0
+
+    @property
+    def tokens_per_pass(self) -> float:
+        return tokens_per_pass(self.tokens, self.target_passes)
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Kept proposal tokens over tested ones (a rejection ends a round)."""
+        return acceptance_rate(self.accepted_per_pass, self.proposed_per_pass)
