@@ -94,7 +94,8 @@ def failing_lines(ws, verdict: Verdict, edit: str, again: str, hint: str) -> lis
     elif verdict.failure:
         before = f" ({verdict.passed} passed before it)" if verdict.passed else ""
         headline = (verdict.failure.get("detail") or {}).get("headline")  # e.g. a file that does not parse
-        where = f": {headline}" if headline else f": {test_name(verdict.failure['nodeid'])}{before}"
+        task = f"Task {verdict.failure['task']} of {verdict.failure['tasks']}, " if verdict.failure.get("task") else ""
+        where = f": {headline}" if headline else f": {task}{test_name(verdict.failure['nodeid'])}{before}"
         body = grading_message(ws, verdict.failure["message"], verdict.failure.get("detail"))
     else:  # partly written: some tests pass, others still raise NotImplementedError
         where = f": partly written ({verdict.passed} of {verdict.total} tests pass)"

@@ -19,6 +19,7 @@ import pytest
 
 TIERS = {"generated": 1, "statistical": 2, "cost": 2}  # unmarked tests: tier 0
 MARKS = {
+    "task(n)": "the numbered task of the exercise text this test grades (reports say 'Task 2 of 3')",
     "generated": "random cases compared with the reference; run after the fixed cases",
     "statistical": "a statistical test over many calls; run last",
     "cost": "a test of the work done (operations, allocations); run last",

@@ -1,7 +1,8 @@
 """What one grading run saw, test by test: the summary it prints and the report file it writes.
 
 The report file (``--report-json``) is the only thing the kata command and the gates read:
-``{"target", "complete", "states", "tests": [{"nodeid", "exercise", "outcome", "message", "detail"}]}``.
+``{"target", "states", "tests": [{"nodeid", "exercise", "outcome", "message", "detail", "task", "tasks"}]}``
+("detail" only where a report carries one; "task" and "tasks" only for tests marked with a task).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class GradingRecord:
     def __init__(self):
         self.exercise_of: dict[str, str] = {}  # test node id -> exercise id
         self.expected: dict[str, int] = {}  # exercise id -> tests selected in this run
+        self.task_of: dict[str, int] = {}  # test node id -> its task number (@pytest.mark.task(N))
+        self.tasks: dict[str, int] = {}  # exercise id -> its number of tasks (the highest N marked)
         self.outcomes: dict[str, dict[str, str]] = {}  # exercise id -> node id -> outcome
         self.tests: list[dict] = []
 
@@ -33,12 +36,18 @@ class GradingRecord:
             if exercise:
                 self.exercise_of[item.nodeid] = exercise.id
                 self.expected[exercise.id] = self.expected.get(exercise.id, 0) + 1
+                marker = item.get_closest_marker("task")
+                if marker is not None and marker.args:
+                    self.task_of[item.nodeid] = int(marker.args[0])
+                    self.tasks[exercise.id] = max(self.tasks.get(exercise.id, 0), int(marker.args[0]))
 
     def _put(self, nodeid: str, outcome: str, message: str, detail=None) -> None:
         exercise = self.exercise_of.get(nodeid)
         if exercise:
             self.outcomes.setdefault(exercise, {})[nodeid] = outcome
         entry = {"nodeid": nodeid, "exercise": exercise, "outcome": outcome, "message": message}
+        if nodeid in self.task_of:
+            entry["task"], entry["tasks"] = self.task_of[nodeid], self.tasks[exercise]
         if detail is not None:
             entry["detail"] = detail
         self.tests.append(entry)
