@@ -93,7 +93,7 @@ def failing_lines(ws, verdict: Verdict, edit: str, again: str, hint: str) -> lis
         body, where = [p.bold(verdict.problem)], ""
     elif verdict.failure:
         before = f" ({verdict.passed} passed before it)" if verdict.passed else ""
-        headline = (verdict.failure.get("detail") or {}).get("headline")  # e.g. a file that does not parse
+        headline = (verdict.failure.get("detail") or {}).get("problem")  # a file that does not parse: no test ran
         task = f"Task {verdict.failure['task']} of {verdict.failure['tasks']}, " if verdict.failure.get("task") else ""
         where = f": {headline}" if headline else f": {task}{test_name(verdict.failure['nodeid'])}{before}"
         body = grading_message(ws, verdict.failure["message"], verdict.failure.get("detail"))

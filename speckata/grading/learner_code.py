@@ -63,11 +63,11 @@ def _import_failure(error: BaseException, path: Path) -> GradingFailure:
     if isinstance(error, SyntaxError):
         where = f"{shown_path(error.filename or path)}, line {error.lineno}"
         return GradingFailure(f"{where}: SyntaxError: {error.msg}\n    {(error.text or '').rstrip()}",
-                              detail={"headline": f"{where} does not parse (SyntaxError); no test could run"})
+                              detail={"problem": f"{where} does not parse (SyntaxError); no test could run"})
     frame = learner_frame_of_error(error)
     where = f"{shown_path(frame.filename)}, line {frame.lineno}" if frame else shown_path(path)
     return GradingFailure(f"{where}: importing the file raised {type(error).__name__}: {error}",
-                          detail={"headline": f"importing {shown_path(path)} failed; no test could run"})
+                          detail={"problem": f"importing {shown_path(path)} failed; no test could run"})
 
 
 def load_module(module_name: str, path: Path):

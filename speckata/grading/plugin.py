@@ -23,6 +23,7 @@ import pytest
 
 from speckata.grading import completion_guard, ordering
 from speckata.grading.failures import LearnerStopped
+from speckata.grading.learner_code import install_finder
 from speckata.grading.report import GradingRecord
 from speckata.grading.target import is_reference_target, resolve_target, set_target, shown_path, target_dir
 from speckata.grading.time_limit import time_limit
@@ -45,6 +46,7 @@ def pytest_configure(config):
     if not target.is_dir():
         raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
     set_target(target)
+    install_finder()  # from now on an exercise module imports from the graded folder, whoever imports it
     if getattr(config, "args_source", None) == pytest.Config.ArgsSource.INVOCATION_DIR:
         # No test paths given and pytest fell back to the current folder: run from a subfolder, or
         # `--target /abs/path` without `=` made pytest take that path as its rootdir and miss our
