@@ -54,22 +54,26 @@ def check_case(p, q, draft, uniforms, what: str) -> list[int]:
 
 # Task 1: the worked example ------------------------------------------------------------------
 
+@pytest.mark.task(1)
 def test_worked_example_all_accepted():
     assert check_case(P, Q, [1, 2], [0.6, 0.9, 0.2], "the worked example (all accepted)") == [1, 2, 0]
 
 
+@pytest.mark.task(1)
 def test_worked_example_rejection():
     assert check_case(P, Q, [0, 2], [0.6, 0.9], "the worked example (rejection at position 0)") == [2]
 
 
 # Task 2: the accept test is strict --------------------------------------------------------------
 
+@pytest.mark.task(2)
 def test_u_equal_to_the_ratio_rejects():
     p = [[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]]
     q = [[0.2, 0.6, 0.2]]  # p/q for token 1 is exactly 0.5
     assert check_case(p, q, [1], [0.5, 0.7], "u == p/q (u < p/q is strict, so this must reject)") == [2]
 
 
+@pytest.mark.task(2)
 def test_u_zero_rejects_a_token_the_target_gives_zero_probability():
     p = [[0.0, 0.5, 0.5], [0.3, 0.3, 0.4]]
     q = [[0.5, 0.25, 0.25]]
@@ -79,6 +83,7 @@ def test_u_zero_rejects_a_token_the_target_gives_zero_probability():
 # Task 3: the number of tokens -----------------------------------------------------------------
 
 @pytest.mark.parametrize("q_empty", [[], np.empty((0, 3))], ids=["q-as-list", "q-as-array"])
+@pytest.mark.task(3)
 def test_gamma_zero_samples_one_token_from_p0(q_empty):
     assert check_case([[0.2, 0.3, 0.5]], q_empty, [], [0.6], "γ = 0 (no drafts: one token from p[0])") == [2]
 
@@ -89,6 +94,7 @@ Q4 = [[0.2, 0.4, 0.3, 0.1], [0.8, 0.1, 0.05, 0.05], [0.1, 0.8, 0.05, 0.05], [0.0
 DRAFT4 = [1, 0, 1, 2]  # p/q = 0.5 at every position
 
 
+@pytest.mark.task(3)
 def test_all_accepted_adds_the_bonus_token_from_the_last_row():
     assert check_case(P4, Q4, DRAFT4, [0.1, 0.2, 0.3, 0.4, 0.6], "all four drafts accepted, bonus from p[4]") == [1, 0, 1, 2, 0]
 
@@ -98,6 +104,7 @@ REPLACEMENT_U = [0.2, 0.2, 0.75, 0.75]
 
 
 @pytest.mark.parametrize("position", range(4))
+@pytest.mark.task(3)
 def test_rejection_at_each_position_stops_there(position):
     uniforms = [0.1] * position + [0.9, REPLACEMENT_U[position]]
     tokens = check_case(P4, Q4, DRAFT4, uniforms, f"a rejection at position {position}")
@@ -106,12 +113,14 @@ def test_rejection_at_each_position_stops_there(position):
 
 # Task 4: the residual with no mass -------------------------------------------------------------
 
+@pytest.mark.task(4)
 def test_a_residual_with_no_mass_samples_from_p():
     p = [[0.5, 0.5], [0.5, 0.5]]
     q = [[0.5000004, 0.5]]  # sums to 1 + 4e-7, within tolerance; p <= q everywhere
     check_case(p, q, [0], [0.9999995, 0.7], "a rejection whose residual max(0, p - q) is all zeros")
 
 
+@pytest.mark.task(4)
 def test_a_residual_of_rounding_noise_samples_from_p():
     p = np.array([[0.3, 0.3, 0.4], [0.2, 0.2, 0.6]])
     q = np.array([[0.3 + 3e-7, 0.3, 0.4 + 1e-16]])
@@ -122,11 +131,13 @@ def test_a_residual_of_rounding_noise_samples_from_p():
 
 # Task 5: inputs and outputs ---------------------------------------------------------------------
 
+@pytest.mark.task(5)
 def test_accepts_numpy_arrays_and_returns_plain_ints():
     tokens = check_case(np.array(P), np.array(Q), np.array([1, 2]), [0.6, 0.9, 0.2], "numpy inputs")
     assert tokens == [1, 2, 0]
 
 
+@pytest.mark.task(5)
 def test_does_not_modify_its_inputs():
     p, q, draft = np.array(P), np.array(Q), np.array([0, 2])
     run_learner(p, q, draft, [0.6, 0.9, 0.5])
@@ -152,6 +163,7 @@ def random_case(gen, vocab: int):
 
 @pytest.mark.generated
 @pytest.mark.parametrize("vocab", [2, 3, 5, 17, 100])
+@pytest.mark.task(6)
 def test_random_cases_match_the_reference(vocab):
     gen = np.random.default_rng(1000 + vocab)
     cases = RANDOM_CASES
@@ -193,6 +205,7 @@ def first_token_chi_square(step, runs: int = STAT_RUNS, seed: int = STAT_SEED) -
 
 
 @pytest.mark.statistical
+@pytest.mark.task(7)
 def test_first_token_is_distributed_as_p():
     """Chi-square goodness of fit of the first emitted token against p[0].
 
@@ -232,11 +245,13 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(8)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     p, q, draft, mentions, problem = BAD_INPUTS[name]
     expect_value_error(speculative_step(), p, q, draft, ReplayRNG([0.5] * 4), mentions=mentions, problem=problem)
 
 
+@pytest.mark.task(8)
 def test_rows_within_the_tolerance_are_accepted():
     p = [[0.2, 0.5, 0.3000005], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]]  # off by 5e-7 < 1e-6
     check_case(p, Q, [1, 2], [0.6, 0.9, 0.2], "a row summing to 1 + 5e-7 (within the 1e-6 tolerance)")

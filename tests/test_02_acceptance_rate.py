@@ -50,11 +50,13 @@ def check_single(p, q, expected: float, what: str) -> float:
 
 # Task 1: the worked example -----------------------------------------------------------------------
 
+@pytest.mark.task(1)
 def test_worked_example_one_pair():
     check_single(P0, Q0, 0.7, "the worked example (α = 0.2 + 0.3 + 0.2)")
     check_single(P1, Q1, 0.8, "position 1 of exercise 01's example (α = 0.1 + 0.1 + 0.6)")
 
 
+@pytest.mark.task(1)
 def test_worked_example_stacked():
     alpha = call([P0, P1], [Q0, Q1])
     if not isinstance(alpha, np.ndarray) or alpha.shape != (2,) or not np.allclose(alpha, [0.7, 0.8], rtol=0, atol=TOLERANCE):
@@ -66,6 +68,7 @@ def test_worked_example_stacked():
 # Task 2: α = Σ min(p, q) = 1 − TV(p, q), on many generated pairs ------------------------------
 
 @pytest.mark.parametrize("vocab", [2, 3, 10, 100])
+@pytest.mark.task(2)
 def test_alpha_is_one_minus_total_variation_on_generated_pairs(vocab):
     """Property: for 250 pairs per vocabulary size (seed 200 + V, every style of pair),
     α equals 1 − ½Σ|p − q| and the chance a drafted token survives the accept test, to 1e-12."""
@@ -81,6 +84,7 @@ def test_alpha_is_one_minus_total_variation_on_generated_pairs(vocab):
             raise GradingFailure(f"{failure}\n\n(The first failing generated pair; pairs before it passed.)") from None
 
 
+@pytest.mark.task(2)
 def test_alpha_is_symmetric_and_between_zero_and_one():
     """Property: α(p, q) = α(q, p) exactly and 0 <= α <= 1, for 200 stacked batches (seed 2024)."""
     gen = np.random.default_rng(2024)
@@ -96,16 +100,19 @@ def test_alpha_is_symmetric_and_between_zero_and_one():
 
 # Task 3: the edge cases ----------------------------------------------------------------------------
 
+@pytest.mark.task(3)
 def test_identical_rows_are_always_accepted():
     for p in ([1.0], [0.5, 0.5], P0, np.full(50, 0.02)):
         check_single(p, p, 1.0, "p = q (the draft proposes exactly like the target: α = 1)")
 
 
+@pytest.mark.task(3)
 def test_disjoint_supports_are_never_accepted():
     check_single([0.5, 0.5, 0.0], [0.0, 0.0, 1.0], 0.0, "p and q with disjoint supports (α = 0)")
     check_single([1.0, 0.0], [0.0, 1.0], 0.0, "one-hot rows on different tokens (α = 0)")
 
 
+@pytest.mark.task(3)
 def test_a_draft_certain_of_one_token_is_accepted_with_its_target_probability():
     for token in range(3):
         q = np.eye(3)[token]
@@ -122,6 +129,7 @@ def expect_array(alpha, shape, expected, what):
         raise GradingFailure(f"acceptance_rate on {what}:\n  yours:    {alpha!r}\n  expected: {np.asarray(expected)!r}")
 
 
+@pytest.mark.task(4)
 def test_stacked_rows_keep_leading_dimensions():
     gen = np.random.default_rng(7)
     pairs = [random_pair(gen, 5, STYLES[i % len(STYLES)]) for i in range(6)]
@@ -132,14 +140,17 @@ def test_stacked_rows_keep_leading_dimensions():
     expect_array(call(p[0], q[0]), (3,), expected[0], "rows stacked in shape (3, 5)")
 
 
+@pytest.mark.task(4)
 def test_a_single_stacked_row_stays_an_array():
     expect_array(call([P0], [Q0]), (1,), [0.7], "one row stacked in shape (1, 3)")
 
 
+@pytest.mark.task(4)
 def test_no_rows_give_an_empty_array():
     expect_array(call(np.empty((0, 4)), np.empty((0, 4))), (0,), np.empty(0), "zero rows (shape (0, 4))")
 
 
+@pytest.mark.task(4)
 def test_does_not_modify_its_inputs():
     p, q = np.array([P0, P1]), np.array([Q0, Q1])
     call(p, q)
@@ -162,11 +173,13 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(5)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     p, q, mentions, problem = BAD_INPUTS[name]
     expect_value_error(acceptance_rate(), p, q, mentions=mentions, problem=problem)
 
 
+@pytest.mark.task(5)
 def test_rows_within_the_tolerance_are_accepted():
     p = [0.2, 0.5, 0.3000005]  # sums to 1 + 5e-7, inside the 1e-6 tolerance
     check_single(p, Q0, 0.7, "a p row summing to 1 + 5e-7 (within the 1e-6 tolerance, taken as it is)")

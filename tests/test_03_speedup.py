@@ -55,10 +55,12 @@ def check_optimum(alpha, c, expected: int, what: str, **kwargs):
 
 # Task 1: the worked example ------------------------------------------------------------------------
 
+@pytest.mark.task(1)
 def test_worked_example_tokens_per_pass():
     assert round(check_tokens(0.8, 5, "the worked example (1 + 0.8 + ... + 0.8**5 = 3.68928)"), 6) == 3.68928
 
 
+@pytest.mark.task(1)
 def test_worked_example_speedup():
     assert round(check_speedup(0.8, 5, 0.05, "the worked example (3.68928 / 1.25 = 2.951424)"), 6) == 2.951424
 
@@ -66,18 +68,21 @@ def test_worked_example_speedup():
 # Task 2: the ends of the range ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("gamma", [0, 1, 5, 32])
+@pytest.mark.task(2)
 def test_alpha_one_gives_gamma_plus_one(gamma):
     assert check_tokens(1.0, gamma, f"α = 1 (every draft accepted: γ + 1 = {gamma + 1} tokens)") == gamma + 1
     check_speedup(1.0, gamma, 0.25, "α = 1 with c = 0.25 ((γ + 1) / (γ·0.25 + 1))")
     check_tokens(1, gamma, "α = 1 given as the int 1")
 
 
+@pytest.mark.task(2)
 def test_alpha_zero_gives_one_token():
     for gamma in (0, 1, 7):
         assert check_tokens(0.0, gamma, "α = 0 (every draft rejected: only the replacement)") == 1.0
     check_speedup(0.0, 4, 0.5, "α = 0 (one token for a step that cost 4·0.5 + 1)")
 
 
+@pytest.mark.task(2)
 def test_gamma_zero_is_plain_decoding():
     for alpha in (0.0, 0.3, 1.0):
         check_speedup(alpha, 0, 0.7, "γ = 0 (no drafts: one token per target pass, speedup 1)")
@@ -86,6 +91,7 @@ def test_gamma_zero_is_plain_decoding():
 # Task 3: no catastrophic cancellation near α = 1 ------------------------------------------------
 
 @pytest.mark.parametrize("distance", [1e-6, 1e-9, 1e-12, 2.0**-53], ids=["1e-6", "1e-9", "1e-12", "one-ulp"])
+@pytest.mark.task(3)
 def test_alpha_near_one_keeps_full_precision(distance):
     alpha = 1.0 - distance
     for gamma in (1, 5, 32, 200):
@@ -106,6 +112,7 @@ def generated_alpha(gen) -> float:
     return float(gen.choice([0.0, 0.5, 0.9, 0.99, 1.0]))
 
 
+@pytest.mark.task(4)
 def test_generated_cases_match_the_exact_values():
     """300 cases (seed 303): α from four regimes, γ in 0..200, c in {0} ∪ [0, 2); relative 1e-12."""
     gen = np.random.default_rng(303)
@@ -121,26 +128,31 @@ def test_generated_cases_match_the_exact_values():
 
 # Task 5: the best γ ---------------------------------------------------------------------------------
 
+@pytest.mark.task(5)
 def test_optimal_gamma_worked_example():
     check_optimum(0.8, 0.05, 8, "α = 0.8, c = 0.05 (S rises to 3.092 at γ = 8, then falls)")
 
 
+@pytest.mark.task(5)
 def test_optimal_gamma_ties_go_to_the_smaller_gamma():
     check_optimum(1.0, 1.0, 1, "α = 1, c = 1: every γ gives (γ + 1) / (γ + 1) = 1, a tie everywhere")
     check_optimum(0.0, 0.0, 1, "α = 0, c = 0: every γ gives 1 / 1 = 1, a tie everywhere")
 
 
+@pytest.mark.task(5)
 def test_optimal_gamma_searches_up_to_max_gamma_inclusive():
     check_optimum(1.0, 0.0, 32, "α = 1, c = 0 (a free draft that is always right: the largest γ allowed)")
     check_optimum(1.0, 0.0, 5, "α = 1, c = 0, max_gamma = 5", max_gamma=5)
     check_optimum(0.9, 0.01, 1, "max_gamma = 1 (the only choice)", max_gamma=1)
 
 
+@pytest.mark.task(5)
 def test_optimal_gamma_is_at_least_one_even_when_speculation_loses():
     check_optimum(0.05, 0.1, 1, "α = 0.05 below c = 0.1 (every γ loses to plain decoding; still γ >= 1)")
     check_optimum(0.0, 0.3, 1, "α = 0 (speedup 1 / (γ·0.3 + 1) falls with γ)")
 
 
+@pytest.mark.task(5)
 def test_optimal_gamma_matches_the_exact_optimum_on_generated_cases():
     """200 cases (seed 304), α in [0, 1), c in [0, 0.5), max_gamma in 1..48; cases whose best γ leads
     the runner-up by less than 1e-9 (relative) are skipped, as floats cannot settle them."""
@@ -174,11 +186,13 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(6)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     function, args, mentions, problem = BAD_INPUTS[name]
     expect_value_error(learner(function), *args, mentions=mentions, problem=problem)
 
 
+@pytest.mark.task(6)
 def test_numpy_numbers_are_accepted():
     check_tokens(np.float64(0.8), np.int64(5), "α a numpy float64 and γ a numpy int64")
     check_optimum(np.float64(0.8), np.float64(0.05), 8, "numpy arguments", max_gamma=np.int64(32))

@@ -45,21 +45,25 @@ def check_case(p, q, draft, what: str) -> list[int]:
 
 # Task 1: the worked example ---------------------------------------------------------------------
 
+@pytest.mark.task(1)
 def test_worked_example_all_accepted():
     assert check_case(P, Q, [1, 2], "the worked example (both drafts agree, bonus argmax p[2])") == [1, 2, 2]
 
 
+@pytest.mark.task(1)
 def test_worked_example_disagreement():
     assert check_case(P, Q, [0, 2], "the worked example (draft 0 disagrees with argmax p[0] = 1)") == [1]
 
 
 # Task 2: ties go to the lowest index -------------------------------------------------------------
 
+@pytest.mark.task(2)
 def test_a_tie_for_the_bonus_token_goes_to_the_lowest_index():
     assert check_case([[0.4, 0.4, 0.2]], [], [], "a tie in p[0] between tokens 0 and 1 (γ = 0)") == [0]
     assert check_case([[0.2, 0.4, 0.4]], np.empty((0, 3)), [], "a tie in p[0] between tokens 1 and 2 (γ = 0)") == [1]
 
 
+@pytest.mark.task(2)
 def test_a_tie_at_a_draft_position_goes_to_the_lowest_index():
     p = [[0.1, 0.45, 0.45], [0.5, 0.25, 0.25]]
     q = [[0.2, 0.2, 0.6]]
@@ -74,11 +78,13 @@ Q4 = [[0.25] * 4] * 4
 ARGMAX4 = [3, 0, 1, 2, 3]
 
 
+@pytest.mark.task(3)
 def test_all_accepted_adds_the_bonus_token_from_the_last_row():
     assert check_case(P4, Q4, ARGMAX4[:4], "all four drafts agree, bonus argmax p[4] = 3") == ARGMAX4
 
 
 @pytest.mark.parametrize("position", range(4))
+@pytest.mark.task(3)
 def test_a_disagreement_at_each_position_stops_there(position):
     draft = ARGMAX4[:4]
     draft[position] = (draft[position] + 1) % 4
@@ -86,12 +92,14 @@ def test_a_disagreement_at_each_position_stops_there(position):
     assert len(tokens) == position + 1
 
 
+@pytest.mark.task(3)
 def test_gamma_zero_emits_argmax_p0():
     assert check_case([[0.2, 0.3, 0.5]], [], [], "γ = 0 (no drafts: argmax p[0])") == [2]
 
 
 # Task 4: the target decides, not the draft --------------------------------------------------------
 
+@pytest.mark.task(4)
 def test_the_argmax_of_p_decides_not_q():
     p = [[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]]
     q = [[0.1, 0.8, 0.1]]  # the draft's own favourite is token 1
@@ -118,6 +126,7 @@ def one_hot(tokens, vocab):
 
 
 @pytest.mark.parametrize("vocab", [2, 3, 10, 50])
+@pytest.mark.task(5)
 def test_generated_cases_match_exercise_01_on_one_hot_rows(vocab):
     """Property: 300 cases per vocabulary size (seed 400 + V). Exercise 01's rule on the one-hot
     rows onehot(argmax p) and onehot(draft) gives the same tokens for ANY uniforms (here 0.5s)."""
@@ -134,10 +143,12 @@ def test_generated_cases_match_exercise_01_on_one_hot_rows(vocab):
 
 # Task 6: inputs and outputs ----------------------------------------------------------------------------
 
+@pytest.mark.task(6)
 def test_accepts_numpy_arrays_and_returns_plain_ints():
     assert check_case(np.array(P), np.array(Q), np.array([1, 2]), "numpy inputs") == [1, 2, 2]
 
 
+@pytest.mark.task(6)
 def test_does_not_modify_its_inputs():
     p, q, draft = np.array(P), np.array(Q), np.array([0, 2])
     call_learner(greedy_step(), p, q, draft, case="(numpy inputs)")
@@ -160,6 +171,7 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(7)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     p, q, draft, mentions, problem = BAD_INPUTS[name]
     expect_value_error(greedy_step(), p, q, draft, mentions=mentions, problem=problem)

@@ -52,10 +52,12 @@ def check(p, q, rule: str, what: str, expected=None) -> np.ndarray:
 
 # Task 1: the worked example -------------------------------------------------------------------------
 
+@pytest.mark.task(1)
 def test_worked_example_exact():
     check(P0, Q0, "exact", "the worked example (0.3 of rejection mass fills [0, 0.2, 0.1])", expected=np.array(P0))
 
 
+@pytest.mark.task(1)
 def test_worked_example_resample_from_target():
     check(P0, Q0, "resample_from_target", "the worked example (min(p, q) + 0.3·p)", expected=np.array([0.26, 0.45, 0.29]))
 
@@ -63,6 +65,7 @@ def test_worked_example_resample_from_target():
 # Task 2: the exact rule gives p -------------------------------------------------------------------
 
 @pytest.mark.parametrize("vocab", [2, 3, 10, 100])
+@pytest.mark.task(2)
 def test_exact_rule_gives_p_on_generated_pairs(vocab):
     """Property: for 250 pairs per vocabulary size (seed 600 + V, every style), "exact" returns p to 1e-12."""
     gen = np.random.default_rng(600 + vocab)
@@ -78,6 +81,7 @@ def test_exact_rule_gives_p_on_generated_pairs(vocab):
 # Task 3: the shortcut and its bias ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("vocab", [2, 3, 10, 100])
+@pytest.mark.task(3)
 def test_resample_from_target_on_generated_pairs(vocab):
     """Property: for 250 pairs per vocabulary size (seed 650 + V), the shortcut's distribution
     equals the path-by-path reference q·min(1, p/q) + (1 − α)·p to 1e-12."""
@@ -91,6 +95,7 @@ def test_resample_from_target_on_generated_pairs(vocab):
             raise GradingFailure(f"{failure}\n\n(The first failing generated pair; pairs before it passed.)") from None
 
 
+@pytest.mark.task(3)
 def test_a_draft_certain_of_one_token():
     q = [0.0, 1.0, 0.0]  # the draft always proposes token 1, accepted with probability p(1) = 0.5
     check(P0, q, "exact", "q one-hot at token 1 (exact: p itself)", expected=np.array(P0))
@@ -100,17 +105,20 @@ def test_a_draft_certain_of_one_token():
 # Task 4: the edge cases ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rule", RULES)
+@pytest.mark.task(4)
 def test_identical_rows_give_p(rule):
     check(P0, P0, rule, "p = q (everything accepted; the residual is empty)", expected=np.array(P0))
 
 
 @pytest.mark.parametrize("rule", RULES)
+@pytest.mark.task(4)
 def test_disjoint_supports_give_p(rule):
     p, q = [0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.25, 0.75]
     check(p, q, rule, "disjoint supports (everything rejected; the residual is p)", expected=np.array(p))
 
 
 @pytest.mark.parametrize("rule", RULES)
+@pytest.mark.task(4)
 def test_a_token_neither_model_can_emit_stays_at_zero(rule):
     p, q = [0.5, 0.0, 0.5], [0.25, 0.0, 0.75]  # token 1: p = q = 0 (0/0 if you divide)
     result = check(p, q, rule, "a token with p = q = 0 (it can never come out)")
@@ -118,6 +126,7 @@ def test_a_token_neither_model_can_emit_stays_at_zero(rule):
         raise GradingFailure(f"output_distribution(p, q, {rule!r}) gives token 1 probability {result[1]!r}; p = q = 0 there.")
 
 
+@pytest.mark.task(4)
 def test_a_residual_of_rounding_noise_falls_back_to_p():
     p = np.array([0.3, 0.3, 0.4])
     q = np.array([0.3 + 3e-7, 0.3, 0.4 - 3e-7 + 1e-16])  # residual mass about 3e-7 > 1e-12
@@ -129,6 +138,7 @@ def test_a_residual_of_rounding_noise_falls_back_to_p():
 # Task 5: outputs ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rule", RULES)
+@pytest.mark.task(5)
 def test_output_sums_to_one_even_for_rows_within_the_tolerance(rule):
     p, q = [0.2, 0.5, 0.3000005], [0.5, 0.3, 0.2000004]  # off by 5e-7 and 4e-7: accepted
     result = check(p, q, rule, "rows off by 5e-7 and 4e-7 (within 1e-6; rejection mass 1 − α, replacement normalised)")
@@ -136,6 +146,7 @@ def test_output_sums_to_one_even_for_rows_within_the_tolerance(rule):
         raise GradingFailure(f"output_distribution(p, q, {rule!r}) sums to {result.sum()!r}; it must sum to 1 (to {TOLERANCE:g}).")
 
 
+@pytest.mark.task(5)
 def test_lists_and_arrays_give_the_same_and_inputs_are_not_modified():
     p, q = np.array(P0), np.array(Q0)
     for rule in RULES:
@@ -155,6 +166,7 @@ STAT_SEEDS = {"exact": 6061, "resample_from_target": 6062}
 
 @pytest.mark.statistical
 @pytest.mark.parametrize("rule", RULES)
+@pytest.mark.task(6)
 def test_distribution_matches_a_simulation_of_the_rule(rule):
     """Chi-square goodness of fit of simulated first tokens against YOUR output_distribution.
 
@@ -195,6 +207,7 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(7)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     p, q, rule, mentions, problem = BAD_INPUTS[name]
     expect_value_error(output_distribution(), p, q, rule, mentions=mentions, problem=problem)

@@ -75,11 +75,13 @@ SEED_DRAFT = [[0.1, 0.6, 0.1, 0.1, 0.1]]
 SEED_TARGET = [[0.1, 0.6, 0.1, 0.1, 0.1], [0.2, 0.2, 0.2, 0.3, 0.1]]
 
 
+@pytest.mark.task(1)
 def test_worked_example_accept_and_bonus():
     result = check_case(torch.tensor(SEED_DRAFT), torch.tensor(SEED_TARGET), torch.tensor([1]), 0, "the worked example")
     assert result == ([1, 1], 1)
 
 
+@pytest.mark.task(1)
 def test_worked_example_rejection():
     target = torch.tensor([[0.3, 0.1, 0.2, 0.2, 0.2], SEED_TARGET[1]])
     result = check_case(torch.tensor(SEED_DRAFT), target, torch.tensor([1]), 0, "the worked example with a rejection")
@@ -90,6 +92,7 @@ def test_worked_example_rejection():
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("seed", [3, 11, 42])
+@pytest.mark.task(2)
 def test_u_equal_to_the_ratio_rejects(dtype, seed):
     # Build p so that p/q at the drafted token is exactly the first uniform the generator gives.
     u = torch.rand((), generator=make_generator(seed), dtype=torch.float32).to(dtype)
@@ -118,6 +121,7 @@ def forced_case(gamma: int, reject_at: int | None, dtype=torch.float64):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(3)
 def test_gamma_zero_draws_one_token_from_the_only_target_row(dtype):
     for seed in range(4):
         draft, target, tokens = forced_case(0, None, dtype)
@@ -125,6 +129,7 @@ def test_gamma_zero_draws_one_token_from_the_only_target_row(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(3)
 def test_all_accepted_adds_a_bonus_token_from_the_last_row(dtype):
     for seed in range(6):
         draft, target, tokens = forced_case(3, None, dtype)
@@ -133,6 +138,7 @@ def test_all_accepted_adds_a_bonus_token_from_the_last_row(dtype):
 
 
 @pytest.mark.parametrize("position", range(4))
+@pytest.mark.task(3)
 def test_a_rejection_stops_there_with_a_token_from_the_residual(position):
     for seed in range(6):
         draft, target, tokens = forced_case(4, position)
@@ -143,6 +149,7 @@ def test_a_rejection_stops_there_with_a_token_from_the_residual(position):
 # Task 4: a residual with no mass ---------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(4)
 def test_a_residual_with_no_mass_samples_target_row_i(dtype):
     # q sums to 1 + 4e-7 (within tolerance) and p <= q everywhere: max(0, p - q) is all zeros.
     draft = torch.tensor([[4e-7, 1.0]], dtype=dtype)
@@ -153,6 +160,7 @@ def test_a_residual_with_no_mass_samples_target_row_i(dtype):
 
 # Task 5: the random contract -------------------------------------------------------------------
 
+@pytest.mark.task(5)
 def test_no_generator_means_the_global_generator():
     draft, target, tokens = torch.tensor(SEED_DRAFT), torch.tensor(SEED_TARGET), torch.tensor([1])
     case = describe_case(draft, target, tokens, 5) + "\n  (called with no generator, after torch.manual_seed(5))"
@@ -206,6 +214,7 @@ def check_random_cases(vocab: int, dtype, cases: int, seed: int, device="cpu") -
 @pytest.mark.generated
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("vocab", [2, 5, 50])
+@pytest.mark.task(5)
 def test_random_cases_match_the_reference(vocab, dtype):
     check_random_cases(vocab, dtype, cases=RANDOM_CASES, seed=700 + vocab + (dtype == torch.float64))
 
@@ -238,11 +247,13 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(6)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     (target, draft, tokens), mentions, problem = BAD_INPUTS[name]
     expect_value_error(speculative_decode_step(), draft, target, tokens, make_generator(0), mentions=mentions, problem=problem)
 
 
+@pytest.mark.task(6)
 def test_float32_rows_within_their_tolerance_are_accepted():
     target = torch.tensor([[0.2, 0.5, 0.30005]] + GOOD_TARGET[1:])  # off by 5e-5 < 1e-4 (float32)
     check_case(torch.tensor(GOOD_DRAFT), target, torch.tensor([1, 2]), 1, "a float32 row summing to 1 + 5e-5 (within 1e-4)")
@@ -251,6 +262,7 @@ def test_float32_rows_within_their_tolerance_are_accepted():
 # Task 7: any device ----------------------------------------------------------------------------
 
 @pytest.mark.generated
+@pytest.mark.task(7)
 def test_random_cases_on_cuda_match_the_reference():
     # The worked example first, on the CPU: an untouched stub reads "not attempted", not "skipped".
     check_case(torch.tensor(SEED_DRAFT), torch.tensor(SEED_TARGET), torch.tensor([1]), 0, "the worked example")
@@ -259,8 +271,9 @@ def test_random_cases_on_cuda_match_the_reference():
     check_random_cases(17, torch.float32, cases=60, seed=77, device="cuda")
 
 
-# Inputs: probabilities that require grad (a model's softmax, say) are accepted ----------------------
+# Task 8: probabilities that require grad (a model's softmax, say) are accepted ----------------------
 
+@pytest.mark.task(8)
 def test_probabilities_that_require_grad_are_accepted():
     plain = check_case(torch.tensor(SEED_DRAFT), torch.tensor(SEED_TARGET), torch.tensor([1]), 0, "the worked example")
     draft, target = torch.tensor(SEED_DRAFT, requires_grad=True), torch.tensor(SEED_TARGET, requires_grad=True)

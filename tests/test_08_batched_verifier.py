@@ -84,6 +84,7 @@ def check_batch(target_probs, draft_probs, draft_tokens, seed: int, what: str, m
 ACCEPTING, REJECTING, BONUS = [0.2, 0.6, 0.2], [0.5, 0.0, 0.5], [0.05, 0.05, 0.9]
 
 
+@pytest.mark.task(1)
 def test_worked_example():
     target = torch.tensor([[ACCEPTING, ACCEPTING, BONUS], [ACCEPTING, REJECTING, BONUS], [REJECTING, ACCEPTING, BONUS]], dtype=torch.float64)
     draft = torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64).expand(3, 2, 3).contiguous()
@@ -96,6 +97,7 @@ def test_worked_example():
 # or 0 ('r', always rejected, the residual all on token 0), so every row's count is known.
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(2)
 def test_rows_accept_different_numbers_of_drafts(dtype):
     target, draft, tokens = forced_batch(["raaa", "arar", "aara", "aaar", "aaaa", "raar"], dtype)
     for seed in range(4):
@@ -104,6 +106,7 @@ def test_rows_accept_different_numbers_of_drafts(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(2)
 def test_a_batch_that_accepts_everything_takes_bonus_tokens_from_row_gamma(dtype):
     for seed in range(4):
         _, accepted = check_batch(*forced_batch(["aaa"] * 6, dtype), seed, "a batch accepting every draft")
@@ -111,18 +114,21 @@ def test_a_batch_that_accepts_everything_takes_bonus_tokens_from_row_gamma(dtype
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(2)
 def test_a_batch_that_rejects_every_first_draft(dtype):
     for seed in range(4):
         tokens, accepted = check_batch(*forced_batch(["raa", "rrr", "rar"] * 2, dtype), seed, "a batch rejecting every first draft")
         assert accepted == [0] * 6 and all(row == [0, PAD, PAD, PAD] for row in tokens)
 
 
+@pytest.mark.task(2)
 def test_an_accept_after_a_rejection_does_not_count():
     tokens, accepted = check_batch(*forced_batch(["raaaa", "araaa"]), 0, "accepts after the first rejection")
     assert accepted == [0, 1]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(2)
 def test_gamma_zero_draws_one_token_per_row_from_target_row_zero(dtype):
     target = torch.tensor([[BONUS_ROW], [REJECT_ROW], [ACCEPT_ROW], [Q_ROW]], dtype=dtype)
     for seed in range(3):
@@ -133,6 +139,7 @@ def test_gamma_zero_draws_one_token_per_row_from_target_row_zero(dtype):
 # Task 3: the accept test is strict ----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(3)
 def test_u_equal_to_the_ratio_rejects(dtype):
     # p/q at every row's first drafted token is exactly that row's u[b, 0].
     batch, seed = 8, 5
@@ -155,6 +162,7 @@ SHAPES = [(64, 4, 5), (32, 7, 50), (40, 1, 2), (24, 3, 300), (1, 5, 17)]
 @pytest.mark.generated
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("batch, gamma, vocab", SHAPES, ids=[f"B{b}-g{g}-V{v}" for b, g, v in SHAPES])
+@pytest.mark.task(4)
 def test_random_batches_match_exercise_01_row_by_row(batch, gamma, vocab, dtype):
     gen = np.random.default_rng(800 + batch + gamma + vocab)
     for index in range(4):
@@ -166,6 +174,7 @@ def test_random_batches_match_exercise_01_row_by_row(batch, gamma, vocab, dtype)
 # Task 5: a residual with no mass -----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(5)
 def test_a_residual_with_no_mass_samples_from_p(dtype):
     # p <= q everywhere at position 0 (q sums to 1 + 4e-7), so max(0, p - q) is all zeros.
     target = torch.tensor([[[0.0, 1.0], [0.5, 0.5]], [[0.5, 0.5], [0.3, 0.7]]], dtype=dtype)
@@ -176,6 +185,7 @@ def test_a_residual_with_no_mass_samples_from_p(dtype):
 
 # Task 6: the random contract -----------------------------------------------------------------------
 
+@pytest.mark.task(6)
 def test_no_generator_means_the_global_generator():
     target, draft, tokens = forced_batch(["aa", "ar", "ra"])
     saved = torch.get_rng_state()
@@ -207,6 +217,7 @@ def cost_of(batch: int, gamma: int, vocab: int = 300):
 
 
 @pytest.mark.cost
+@pytest.mark.task(7)
 def test_the_number_of_operations_does_not_grow_with_the_batch_or_gamma():
     small, large = cost_of(2, 2), cost_of(24, 14)
     if large.operations > small.operations + 8:
@@ -218,6 +229,7 @@ def test_the_number_of_operations_does_not_grow_with_the_batch_or_gamma():
 
 
 @pytest.mark.cost
+@pytest.mark.task(7)
 def test_no_tensor_as_large_as_the_inputs_is_built():
     batch, gamma, vocab = 24, 14, 300
     cost = cost_of(batch, gamma, vocab)
@@ -261,6 +273,7 @@ def position_pvalues(verifier, rows: int, seed: int) -> list[tuple[int, float, n
 
 
 @pytest.mark.statistical
+@pytest.mark.task(8)
 def test_the_token_at_every_position_is_distributed_as_p():
     """Chi-square goodness of fit of the token emitted at each position j against p[j].
 
@@ -316,6 +329,7 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(9)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     (target, draft, tokens), mentions, problem = BAD_INPUTS[name]
     expect_value_error(speculative_step_batched(), target, draft, tokens, make_generator(0), mentions=mentions, problem=problem)
@@ -325,6 +339,7 @@ def test_bad_input_raises_a_value_error_naming_the_problem(name):
 
 @pytest.mark.generated
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(10)
 def test_random_batches_on_cuda_match_exercise_01(dtype):
     # A CPU batch first: an untouched stub reads "not attempted", not "skipped".
     check_batch(*forced_batch(["aa", "ar"], dtype), 0, "a small batch on the CPU")
@@ -336,8 +351,9 @@ def test_random_batches_on_cuda_match_exercise_01(dtype):
         check_batch(target, draft, tokens, int(gen.integers(2**31)), f"random CUDA batch {index}", minimum_compared=0.9)
 
 
-# Inputs: probabilities that require grad (a model's softmax, say) are accepted ----------------------
+# Task 11: probabilities that require grad (a model's softmax, say) are accepted ---------------------
 
+@pytest.mark.task(11)
 def test_probabilities_that_require_grad_are_accepted():
     target = torch.tensor([[ACCEPTING, ACCEPTING, BONUS], [ACCEPTING, REJECTING, BONUS], [REJECTING, ACCEPTING, BONUS]], dtype=torch.float64)
     draft = torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64).expand(3, 2, 3).contiguous()

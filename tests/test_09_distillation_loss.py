@@ -68,18 +68,20 @@ def check_loss(student, teacher, temperature, what: str) -> float:
     return loss
 
 
-# Task 1: the loss ------------------------------------------------------------------------------
+# Task 1: distillation_loss ---------------------------------------------------------------------
 
 TEACHER = torch.tensor([[2.0, 1.0, 0.0], [0.0, 3.0, 0.0]])
 STUDENT = torch.tensor([[1.0, 1.0, 1.0], [0.0, 2.0, 1.0]])
 
 
+@pytest.mark.task(1)
 def test_worked_example():
     assert round(check_loss(STUDENT, TEACHER, None, "the worked example (T = 1, the default)"), 4) == 0.2215
     assert round(check_loss(STUDENT, TEACHER, 2.0, "the worked example at T = 2"), 4) == 0.3166
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(1)
 def test_zero_when_the_logits_agree_even_up_to_a_shift_per_row(dtype):
     teacher = TEACHER.to(dtype)
     for student, what in ((teacher.clone(), "identical logits"), (teacher + torch.tensor([[5.0], [-3.0]], dtype=dtype), "logits shifted by a constant per row")):
@@ -94,6 +96,7 @@ SHAPES = [(7,), (6, 11), (3, 4, 9), (2, 2, 3, 5)]
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("temperature", [1.0, 0.5, 2.0, 4.0])
 @pytest.mark.parametrize("shape", SHAPES, ids=["x".join(map(str, s)) for s in SHAPES])
+@pytest.mark.task(1)
 def test_random_logits_match_the_reference(shape, temperature, dtype):
     gen = torch.Generator().manual_seed(100 * len(shape) + sum(shape) + int(10 * temperature))
     for index in range(3):
@@ -103,6 +106,7 @@ def test_random_logits_match_the_reference(shape, temperature, dtype):
         assert loss >= -1e-6
 
 
+@pytest.mark.task(1)
 def test_the_mean_runs_over_every_row_not_the_first_dimension():
     gen = torch.Generator().manual_seed(9)
     teacher = torch.randn(2, 5, 4, generator=gen, dtype=torch.float64)
@@ -110,6 +114,7 @@ def test_the_mean_runs_over_every_row_not_the_first_dimension():
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.task(1)
 def test_logits_in_the_thousands_stay_finite(dtype):
     teacher = torch.tensor([[0.0, 400.0, 800.0, 1200.0], [900.0, 0.0, 300.0, 600.0]], dtype=dtype)
     student = torch.tensor([[1200.0, 800.0, 400.0, 0.0], [0.0, 900.0, 300.0, 600.0]], dtype=dtype)
@@ -123,6 +128,7 @@ def test_logits_in_the_thousands_stay_finite(dtype):
 
 
 @pytest.mark.parametrize("temperature", [1.0, 3.0])
+@pytest.mark.task(1)
 def test_the_gradient_reaches_the_student_and_not_the_teacher(temperature):
     gen = torch.Generator().manual_seed(4)
     teacher = torch.randn(3, 2, 6, generator=gen, dtype=torch.float64).requires_grad_()
@@ -142,7 +148,7 @@ def test_the_gradient_reaches_the_student_and_not_the_teacher(temperature):
         )
 
 
-# Task 2: top-1 agreement -----------------------------------------------------------------------
+# Task 2: top1_agreement ------------------------------------------------------------------------
 
 def agreement_of(student, teacher) -> float:
     value = call_learner(top1_agreement(), student, teacher, case=describe(student, teacher))
@@ -159,18 +165,21 @@ def check_agreement(student, teacher, what: str) -> float:
     return value
 
 
+@pytest.mark.task(2)
 def test_top1_worked_example_and_extremes():
     assert check_agreement(torch.tensor([[0.1, 0.9, 0.0], [0.0, 3.0, 0.0]]), TEACHER, "the worked example") == 0.5
     assert check_agreement(TEACHER + 1.0, TEACHER, "rows that all agree") == 1.0
     assert check_agreement(-TEACHER, TEACHER, "rows that all disagree") == 0.0
 
 
+@pytest.mark.task(2)
 def test_top1_ties_go_to_the_lowest_index():
     student = torch.tensor([[1.0, 1.0, 0.0], [0.0, 2.0, 2.0], [5.0, 5.0, 5.0]])
     teacher = torch.tensor([[1.0, 0.5, 0.0], [0.0, 0.0, 2.0], [1.0, 0.0, 0.0]])
     assert check_agreement(student, teacher, "rows with ties (the lowest index wins, as torch.argmax)") == 2 / 3
 
 
+@pytest.mark.task(2)
 def test_top1_flattens_the_leading_dimensions():
     gen = torch.Generator().manual_seed(5)
     teacher = torch.randn(4, 6, 5, generator=gen)
@@ -178,6 +187,7 @@ def test_top1_flattens_the_leading_dimensions():
     check_agreement(student, teacher, "(4, 6, 5) logits (24 rows)")
 
 
+@pytest.mark.task(2)
 def test_top1_agreement_is_the_greedy_acceptance_rate():
     """With one-hot (greedy) p and q, exercise 01's rule accepts a draft exactly when the argmaxes agree."""
     gen = torch.Generator().manual_seed(6)
@@ -195,7 +205,9 @@ def test_top1_agreement_is_the_greedy_acceptance_rate():
         raise GradingFailure(f"top1_agreement gave {value} on 200 rows where greedy speculative decoding accepts {rate} of the drafts.")
 
 
-# Task 3: bad input -----------------------------------------------------------------------------
+# Bad input: the exercise text numbers its tasks per function, so each test below grades its function's task.
+
+# Task 1: distillation_loss ---------------------------------------------------------------------
 
 BAD_LOSS_INPUTS = {
     "shapes-differ": ((STUDENT, TEACHER[:, :2], 1.0), ("shape",), "student (2, 3) against teacher (2, 2)"),
@@ -210,15 +222,19 @@ BAD_LOSS_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_LOSS_INPUTS)
+@pytest.mark.task(1)
 def test_bad_loss_input_raises_a_value_error_naming_the_problem(name):
     args, mentions, problem = BAD_LOSS_INPUTS[name]
     expect_value_error(distillation_loss(), *args, mentions=mentions, problem=problem)
 
 
+# Task 2: top1_agreement ------------------------------------------------------------------------
+
 @pytest.mark.parametrize("student, teacher, mentions, problem", [
     (STUDENT, TEACHER[:1], ("shape",), "student (2, 3) against teacher (1, 3)"),
     (torch.tensor([[float("nan"), 0.0]]), torch.zeros(1, 2), ("finite",), "a NaN student logit"),
 ], ids=["shapes-differ", "nan-logits"])
+@pytest.mark.task(2)
 def test_bad_top1_input_raises_a_value_error(student, teacher, mentions, problem):
     expect_value_error(top1_agreement(), student, teacher, mentions=mentions, problem=problem)
 
