@@ -15,8 +15,22 @@ def acceptance_rate(accepted_per_pass: list[int], proposed_per_pass: list[int]) 
     return sum(accepted_per_pass) / tested if tested else 0.0
 
 
+class PassRates:
+    """The two rates every decoder result reports, from its tokens, passes and proposals."""
+
+    @property
+    def tokens_per_pass(self) -> float:
+        """New tokens per target pass: between 1 and gamma + 1."""
+        return tokens_per_pass(self.tokens, self.target_passes)
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Accepted proposals over tested ones (a rejection ends a round: later ones are not tested)."""
+        return acceptance_rate(self.accepted_per_pass, self.proposals())
+
+
 @dataclass
-class SpeculativeResult:
+class SpeculativeResult(PassRates):
     """What ``speculative_generate`` returns (exercise 10).
 
     tokens             the max_new_tokens new tokens, prompt not included, as plain ints.
@@ -33,19 +47,12 @@ class SpeculativeResult:
     target_passes: int = 0
     draft_passes: int = 0
 
-    @property
-    def tokens_per_pass(self) -> float:
-        """New tokens per target pass: between 1 and gamma + 1."""
-        return tokens_per_pass(self.tokens, self.target_passes)
-
-    @property
-    def acceptance_rate(self) -> float:
-        """Accepted drafts over drafts that were tested (a rejection ends a round: later ones are not)."""
-        return acceptance_rate(self.accepted_per_pass, self.drafted_per_pass)
+    def proposals(self) -> list[int]:
+        return self.drafted_per_pass
 
 
 @dataclass
-class CrossTokenizerResult:
+class CrossTokenizerResult(PassRates):
     """What ``cross_tokenizer_generate`` returns (exercise 12).
 
     text               the new text (the decoded new target tokens), prompt not included.
@@ -63,11 +70,5 @@ class CrossTokenizerResult:
     target_passes: int = 0
     draft_passes: int = 0
 
-    @property
-    def tokens_per_pass(self) -> float:
-        return tokens_per_pass(self.tokens, self.target_passes)
-
-    @property
-    def acceptance_rate(self) -> float:
-        """Kept proposal tokens over tested ones (a rejection ends a round)."""
-        return acceptance_rate(self.accepted_per_pass, self.proposed_per_pass)
+    def proposals(self) -> list[int]:
+        return self.proposed_per_pass
