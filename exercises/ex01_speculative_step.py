@@ -47,6 +47,16 @@ Worked example (from theory/01-speculative-step.md):
 >>> speculative_step(p, q, [0, 2], rng), rng.draws   # 0.6 >= 0.4: reject, residual [0, 2/3, 1/3]
 ([2], 2)
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: the accept test is strict
+    Task 3: the number of tokens
+    Task 4: the residual with no mass
+    Task 5: inputs and outputs
+    Task 6: hundreds of random cases against the reference
+    Task 7: the output is distributed exactly as p
+    Task 8: bad input
+
 Check it with:  kata check 01-speculative-step   (or: pytest tests/test_01_speculative_step.py)
 """
 

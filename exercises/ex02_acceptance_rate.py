@@ -36,6 +36,13 @@ Worked example (position 0 and 1 of exercise 01's example):
 >>> acceptance_rate([0.5, 0.5, 0.0], [0.0, 0.0, 1.0])   # disjoint supports: never accepted
 0.0
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: α = Σ min(p, q) = 1 − TV(p, q), on many generated pairs
+    Task 3: the edge cases
+    Task 4: shapes and types
+    Task 5: bad input
+
 Check it with:  kata check 02-acceptance-rate   (or: pytest tests/test_02_acceptance_rate.py)
 """
 

@@ -47,6 +47,14 @@ Worked example (α = 0.8, γ = 5, a draft at 5% of the target's cost):
 >>> optimal_gamma(0.8, 0.05)
 8
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: the ends of the range
+    Task 3: no catastrophic cancellation near α = 1
+    Task 4: generated cases against the exact values
+    Task 5: the best γ
+    Task 6: bad input
+
 Check it with:  kata check 03-speedup   (or: pytest tests/test_03_speedup.py)
 """
 

@@ -36,6 +36,15 @@ Worked example (exercise 01's rows; the argmaxes of p are 1, 2 and 2):
 >>> greedy_step([[0.4, 0.4, 0.2]], [], [])   # a tie: the lowest index wins
 [0]
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: ties go to the lowest index
+    Task 3: the number of tokens
+    Task 4: the target decides, not the draft
+    Task 5: greedy is exercise 01 with one-hot rows, on generated cases
+    Task 6: inputs and outputs
+    Task 7: bad input
+
 Check it with:  kata check 04-greedy-step   (or: pytest tests/test_04_greedy_step.py)
 """
 

@@ -79,6 +79,15 @@ the target's argmax at position 0 is token 1, so greedy verification emits [1].
 >>> speculative_step_from_logits(target, drafts, [0, 2], ReplayRNG([]), temperature=0)
 [1]
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: warp, temperature
+    Task 2: warp, top-k
+    Task 3: warp, top-p
+    Task 4: warp, the order of the steps and the shapes
+    Task 5: the step from logits
+    Task 6: the output follows the warped target
+    Task 7: bad input
+
 Check it with:  kata check 05-sampling-settings   (or: pytest tests/test_05_sampling_settings.py)
 """
 

@@ -41,6 +41,15 @@ Worked example (position 0 of exercise 01's example, α = 0.7):
 >>> output_distribution(p, q, "resample_from_target").round(12).tolist()   # min(p, q) + 0.3·p
 [0.26, 0.45, 0.29]
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: the exact rule gives p
+    Task 3: the shortcut and its bias
+    Task 4: the edge cases
+    Task 5: inputs and outputs
+    Task 6: the formulas agree with the mechanisms
+    Task 7: bad input
+
 Check it with:  kata check 06-exactness-proof   (or: pytest tests/test_06_exactness_proof.py)
 """
 

@@ -59,6 +59,16 @@ A rejection: with seed 0 the first uniform is 0.4963, above p/q = 0.1/0.6. The r
 >>> speculative_decode_step(draft_probs, target_probs, torch.tensor([1]), torch.Generator().manual_seed(0))
 (tensor([4]), 0)
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked examples
+    Task 2: the accept test is strict
+    Task 3: how many tokens, and from which distribution
+    Task 4: a residual with no mass
+    Task 5: the random contract
+    Task 6: bad input
+    Task 7: any device
+    Task 8: probabilities that require grad (a model's softmax, say) are accepted
+
 Check it with:  kata check 07-torch-step   (or: pytest tests/test_07_torch_step.py)
 """
 

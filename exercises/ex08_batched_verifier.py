@@ -65,6 +65,19 @@ With seed 0, v = [0.1786, 0.3511, 0.5813]: row 0's bonus comes from [0.05, 0.05,
 >>> result.tokens.tolist(), result.num_accepted.tolist()
 ([[1, 1, 2], [1, 0, -1], [0, -1, -1]], [2, 1, 0])
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: every row keeps its own prefix
+    Task 3: the accept test is strict
+    Task 4: many random batches against exercise 01's reference
+    Task 5: a residual with no mass
+    Task 6: the random contract
+    Task 7: the cost: no loop, nothing of size B·γ·V
+    Task 8: the output is distributed exactly as p, at every position
+    Task 9: bad input
+    Task 10: any device
+    Task 11: probabilities that require grad (a model's softmax, say) are accepted
+
 Check it with:  kata check 08-batched-verifier   (or: pytest tests/test_08_batched_verifier.py)
 """
 

@@ -135,7 +135,7 @@ def test_a_residual_of_rounding_noise_falls_back_to_p():
     check(p, q, "exact", "a residual of 4e-13 (at most 1e-12: the replacement is p)")
 
 
-# Task 5: outputs ---------------------------------------------------------------------------------------
+# Task 5: inputs and outputs ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.task(5)
