@@ -13,9 +13,9 @@ from speckata.grading import GradingFailure, call_learner
 from speckata.models.decoding import SpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
 from speckata.models.recording import RecordingModel
-from tests.reference.ex10_calls import difference_headline, first_call_difference, learner_calls
+from tests.reference.ex10_calls import difference_headline, first_call_difference, first_divergence, learner_calls
 from tests.reference.ex10_reference import reference_generate
-from tests.reference.ex10_report import first_difference, mismatch_report, raised_report
+from tests.reference.ex10_report import mismatch_report, raised_report
 
 # The worked example's chains (order 1, row = previous token).
 EXAMPLE_TARGET = [[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.4, 0.4, 0.2]]
@@ -102,21 +102,6 @@ WHAT_IS_EMITTED = {"accept": "a kept draft", "replacement": "the replacement of 
                    "bonus": "the bonus token, after every draft was kept"}
 
 
-def first_divergence(trace, tokens, calls) -> str:
-    """A headline naming the earliest round where the learner left the contract, and how."""
-    places = []
-    difference = first_call_difference(trace.calls, calls)
-    if difference is not None:
-        number = difference.got.round if difference.got else difference.expected.round
-        places.append((number, 0, difference_headline(difference, calls)))
-    index = first_difference(trace.tokens, tokens)
-    if index is not None:
-        number, what = token_round(trace, index)
-        text = f"emitted another token than the contract's in round {number} (new token {index}: the contract's is {what})"
-        places.append((number, 1, text))
-    return f"speculative_generate {min(places)[2]}; everything before was right."
-
-
 def check_case(function, models: str, target, draft, prompt, max_new_tokens, gamma, seed, temperature=1.0, reference_models=None):
     """Run the learner and the reference on the same models and seed; compare everything."""
     case = describe(models, prompt, max_new_tokens, gamma, seed, temperature)
@@ -132,7 +117,7 @@ def check_case(function, models: str, target, draft, prompt, max_new_tokens, gam
 
     calls = learner_calls(rec_target, rec_draft)
     if first_call_difference(trace.calls, calls) is not None or result.tokens != trace.tokens:
-        fail(first_divergence(trace, result.tokens, calls))
+        fail(first_divergence("speculative_generate", trace, result.tokens, calls, lambda index: token_round(trace, index)))
     stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
              "target_passes": len(trace.target_feeds), "draft_passes": len(trace.draft_feeds)}
     for name, expected in stats.items():
