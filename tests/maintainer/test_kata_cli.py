@@ -128,10 +128,15 @@ STUBBORN = (
 )
 
 
-def test_code_that_swallows_the_time_limit_is_still_stopped_at_the_test_limit(tmp_path, state_dir):
+def stubborn_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "stubborn"
     folder.mkdir()
     (folder / FILE).write_text(STUBBORN)
+    return folder
+
+
+def test_code_that_swallows_the_time_limit_is_still_stopped_at_the_test_limit(tmp_path, state_dir):
+    folder = stubborn_folder(tmp_path)
     started = time.monotonic()
     run = kata("check", EXERCISE, f"--target={folder}", "--test-timeout=1", "--timeout=120", state_dir=state_dir)
     assert run.returncode == 1 and "stopped after 1 s" in run.stdout, shown(run)
@@ -140,9 +145,7 @@ def test_code_that_swallows_the_time_limit_is_still_stopped_at_the_test_limit(tm
 
 
 def test_the_overall_timeout_stops_a_run_without_a_test_limit(tmp_path, state_dir):
-    folder = tmp_path / "stubborn"
-    folder.mkdir()
-    (folder / FILE).write_text(STUBBORN)
+    folder = stubborn_folder(tmp_path)
     started = time.monotonic()
     run = kata("check", EXERCISE, f"--target={folder}", "--test-timeout=0", "--timeout=4", state_dir=state_dir)
     assert run.returncode == 1 and "grading was stopped after 4 s" in run.stdout, shown(run)
