@@ -44,6 +44,7 @@ def run_learner(*args):
 
 # Task 1: the worked example ------------------------------------------------------------------------
 
+@pytest.mark.task(1)
 def test_worked_example():
     target, draft = chains("example")
     result, rec_target, rec_draft = check_case("the worked example's order-1 chains", target, draft, [0], 6, 2, seed=2)
@@ -53,6 +54,7 @@ def test_worked_example():
 
 # Task 2: one round: k draft passes, one target pass -------------------------------------------------
 
+@pytest.mark.task(2)
 def test_one_round_drafts_gamma_tokens_and_verifies_them_in_one_target_pass():
     target, draft = chains("same")
     result, rec_target, rec_draft = check_case("order-2 chains, the draft identical to the target (every draft kept)",
@@ -64,6 +66,7 @@ def test_one_round_drafts_gamma_tokens_and_verifies_them_in_one_target_pass():
         raise GradingFailure(f"One round with gamma = 4 must call the draft 4 times; your draft's calls: {rec_draft.feeds}")
 
 
+@pytest.mark.task(2)
 def test_a_round_that_keeps_every_draft_adds_a_bonus_token_sampled_from_p_k():
     """One round, every draft kept (the draft is the target): the last token is the bonus, from p_k."""
     for seed in range(8):
@@ -72,6 +75,7 @@ def test_a_round_that_keeps_every_draft_adds_a_bonus_token_sampled_from_p_k():
 
 
 @pytest.mark.parametrize("gamma", [1, 2, 3, 8])
+@pytest.mark.task(2)
 def test_target_passes_are_rounds_and_draft_passes_are_drafts(gamma):
     target, draft = chains("far")
     check_case("order-2 chains that disagree often", target, draft, [0, 1], 30, gamma, seed=100 + gamma)
@@ -79,12 +83,14 @@ def test_target_passes_are_rounds_and_draft_passes_are_drafts(gamma):
 
 # Task 3: a rejection rolls both caches back ---------------------------------------------------------
 
+@pytest.mark.task(3)
 def test_rejection_crops_both_caches_to_the_kept_sequence():
     target, draft = chains("far")
     result, rec_target, rec_draft = check_case("order-2 chains that disagree often", target, draft, [3], 12, 4, seed=7)
     assert min(result.accepted_per_pass[:-1]) < 4, "this case was chosen to reject at least once"
 
 
+@pytest.mark.task(3)
 def test_caches_are_rolled_back_never_recomputed():
     target, draft = chains("far")
     prompt, max_new_tokens, gamma = [0, 1, 2, 3, 0, 1], 80, 3
@@ -106,6 +112,7 @@ def test_caches_are_rolled_back_never_recomputed():
 
 # Task 4: after a bonus token the draft catches up --------------------------------------------------
 
+@pytest.mark.task(4)
 def test_after_a_bonus_the_draft_is_fed_the_last_draft_and_the_bonus_together():
     target, draft = chains("same")
     result, rec_target, rec_draft = check_case("order-2 chains, the draft identical to the target (every draft kept)",
@@ -119,6 +126,7 @@ def test_after_a_bonus_the_draft_is_fed_the_last_draft_and_the_bonus_together():
 # Task 5: the last rounds and the budget --------------------------------------------------------------
 
 @pytest.mark.parametrize("max_new_tokens, expected_drafted", [(7, [4, 1]), (6, [4, 0]), (5, [4]), (1, [0])])
+@pytest.mark.task(5)
 def test_no_round_overshoots_max_new_tokens(max_new_tokens, expected_drafted):
     target, draft = chains("same")
     result, _, _ = check_case("order-2 chains, the draft identical to the target (every draft kept)",
@@ -126,6 +134,7 @@ def test_no_round_overshoots_max_new_tokens(max_new_tokens, expected_drafted):
     assert result.drafted_per_pass == expected_drafted
 
 
+@pytest.mark.task(5)
 def test_zero_new_tokens_returns_nothing_and_calls_no_model():
     target, draft = chains("far")
     result, rec_target, rec_draft = check_case("order-2 chains", target, draft, [1], 0, 3, seed=0)
@@ -136,6 +145,7 @@ def test_zero_new_tokens_returns_nothing_and_calls_no_model():
 # Task 6: temperature 0 is the target's greedy decoding --------------------------------------------
 
 @pytest.mark.parametrize("models", ["far", "close"])
+@pytest.mark.task(6)
 def test_temperature_zero_equals_the_targets_greedy_decoding_on_chains(models):
     target, draft = chains(models)
     result, _, _ = check_case(f"order-2 chains ({models})", target, draft, [1, 0], 40, 3, seed=4, temperature=0.0)
@@ -158,6 +168,7 @@ def trained_models():
 PROMPT = char_tokenizer().encode("The default ")
 
 
+@pytest.mark.task(6)
 def test_temperature_zero_equals_greedy_decoding_on_the_trained_models(trained_models):
     """float64 copies of the committed models, so that no rounding can separate two logits."""
     target, draft = trained_models["float64"]
@@ -174,6 +185,7 @@ def test_temperature_zero_equals_greedy_decoding_on_the_trained_models(trained_m
 
 @pytest.mark.generated
 @pytest.mark.parametrize("models", ["far", "close", "example"])
+@pytest.mark.task(7)
 def test_random_cases_match_the_reference(models):
     gen = torch.Generator().manual_seed(len(models))
     for index in range(25):
@@ -189,6 +201,7 @@ def test_random_cases_match_the_reference(models):
 
 
 @pytest.mark.parametrize("gamma, temperature", [(4, 1.0), (2, 0.7), (6, 1.3)])
+@pytest.mark.task(7)
 def test_trained_models_match_the_reference(trained_models, gamma, temperature):
     target, draft = trained_models["float32"]
     check_case("the committed trained target and draft", target, draft, PROMPT, 40, gamma, seed=gamma, temperature=temperature)
@@ -223,6 +236,7 @@ def sequence_chi_square(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED) 
 
 
 @pytest.mark.statistical
+@pytest.mark.task(8)
 def test_generated_sequences_are_distributed_as_the_target():
     """Chi-square goodness of fit of whole generated sequences against the target chain.
 
@@ -262,18 +276,21 @@ def bad_inputs():
 
 
 @pytest.mark.parametrize("name", list(bad_inputs()))
+@pytest.mark.task(9)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     args, mentions, problem = bad_inputs()[name]
     expect_value_error(speculative_generate(), *args, torch.Generator().manual_seed(0), mentions=mentions, problem=problem)
 
 
 @pytest.mark.parametrize("temperature", [-0.5, float("nan")])
+@pytest.mark.task(9)
 def test_bad_temperature_raises_a_value_error(temperature):
     target, draft = chains("far")
     expect_value_error(speculative_generate(), target, draft, [0], 5, 2, torch.Generator().manual_seed(0),
                        temperature=temperature, mentions=("temperature",), problem=f"temperature = {temperature}")
 
 
+@pytest.mark.task(9)
 def test_does_not_modify_the_prompt():
     target, draft = chains("far")
     prompt = [0, 1, 2]

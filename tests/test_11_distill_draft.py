@@ -65,6 +65,7 @@ def check_floats(result, what):
     return result
 
 
+@pytest.mark.task(1)
 def test_alpha_is_the_mean_overlap_on_known_rows():
     # Position 0: min(p, q) sums to 0.25 + 0.25 + 0 = 0.5; position 1: 0.1 + 0.6 = 0.7 (argmaxes agree).
     target = FixedLogits([[0.5, 0.5, 0.0 + 1e-30], [0.1, 0.9, 1e-30]])
@@ -80,6 +81,7 @@ def test_alpha_is_the_mean_overlap_on_known_rows():
 
 
 @pytest.mark.parametrize("temperature", [1.0, 0.5, 2.0])
+@pytest.mark.task(1)
 def test_agreement_matches_the_reference_on_the_trained_models(target, windows, temperature):
     draft = load_draft()
     got = check_floats(call_learner(measure_agreement(), draft, target, windows["held64"], temperature=temperature,
@@ -93,6 +95,7 @@ def test_agreement_matches_the_reference_on_the_trained_models(target, windows, 
             "alpha: softmax both logits divided by the temperature, in float64; mean over every position of Σ min(p, q).")
 
 
+@pytest.mark.task(1)
 def test_a_model_agrees_fully_with_itself(target, windows):
     alpha, top1 = check_floats(call_learner(measure_agreement(), target, target, windows["held64"][:4], case="target vs target"),
                                "target vs itself")
@@ -148,6 +151,7 @@ def replay(target, contexts, steps, seed, **options):
     return losses
 
 
+@pytest.mark.task(2)
 def test_distill_replays_the_reference(target, windows):
     replay(target, windows["train32"], 5, seed=0, batch_size=4)
 
@@ -155,10 +159,12 @@ def test_distill_replays_the_reference(target, windows):
 @pytest.mark.parametrize("options", [{"temperature": 2.0, "batch_size": 4}, {"learning_rate": 1e-2, "batch_size": 2},
                                      {"batch_size": 3, "temperature": 0.5}],
                          ids=["temperature-2", "learning-rate-1e-2", "temperature-0.5"])
+@pytest.mark.task(2)
 def test_distill_uses_its_options(target, windows, options):
     replay(target, windows["train32"], 4, seed=1, **options)
 
 
+@pytest.mark.task(2)
 def test_zero_steps_return_no_losses_and_leave_the_draft_alone(target, windows):
     draft = load_draft()
     before = state_of(draft)
@@ -167,6 +173,7 @@ def test_zero_steps_return_no_losses_and_leave_the_draft_alone(target, windows):
         raise GradingFailure(f"distill with steps=0 must return [] and leave the draft as it was; it returned {losses!r}.")
 
 
+@pytest.mark.task(2)
 def test_the_target_never_changes(target, windows):
     before = state_of(target)
     call_learner(distill(), load_draft(), target, windows["train32"], 3, torch.Generator().manual_seed(0), batch_size=2, case="3 steps")
@@ -196,6 +203,7 @@ def small_run(distill_function, target, windows):
     return before, after, losses
 
 
+@pytest.mark.task(2)
 def test_a_small_run_lowers_the_loss_and_raises_alpha(target, windows):
     """Deterministic (fixed seeds): a fresh one-layer draft of width 32, 30 steps of 8 training windows
     of 64 characters at learning rate 1e-2.
@@ -213,7 +221,9 @@ def test_a_small_run_lowers_the_loss_and_raises_alpha(target, windows):
                              f"  α before: {before:.4f}; after: {after:.4f} (must rise by at least {SMALL_RISE})")
 
 
-# Task 3: bad input ----------------------------------------------------------------------------------
+# Bad input: the exercise text numbers its tasks per function, so each test below grades its function's task.
+
+# Task 2: distill ---------------------------------------------------------------------------------
 
 def bad_distill_inputs(target, windows):
     contexts = windows["train32"]
@@ -232,15 +242,19 @@ def bad_distill_inputs(target, windows):
 
 @pytest.mark.parametrize("name", ["vocabularies-differ", "contexts-1d", "contexts-float", "contexts-id-out-of-range",
                                   "negative-steps", "batch-size-zero", "learning-rate-zero", "temperature-negative"])
+@pytest.mark.task(2)
 def test_distill_bad_input_raises_a_value_error(target, windows, name):
     args, options, mentions, problem = bad_distill_inputs(target, windows)[name]
     expect_value_error(distill(), *args, torch.Generator().manual_seed(0), mentions=mentions, problem=problem, **options)
 
 
+# Task 1: measure_agreement ----------------------------------------------------------------------
+
 @pytest.mark.parametrize("name, contexts, temperature, mention", [
     ("contexts-empty", torch.zeros((0, 4), dtype=torch.int64), 1.0, "contexts"),
     ("temperature-zero", torch.zeros((1, 4), dtype=torch.int64), 0.0, "temperature"),
 ])
+@pytest.mark.task(1)
 def test_measure_agreement_bad_input_raises_a_value_error(target, name, contexts, temperature, mention):
     expect_value_error(measure_agreement(), load_draft(), target, contexts, temperature=temperature, mentions=(mention,),
                        problem=name.replace("-", " "))

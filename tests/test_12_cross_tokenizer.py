@@ -65,24 +65,29 @@ def check_verify(p, proposal, seed, what):
     return tokens
 
 
+@pytest.mark.task(1)
 def test_verify_worked_example():
     assert check_verify([[0.2, 0.7, 0.1], [0.5, 0.25, 0.25]], [1], 0, "the worked example") == [2]
 
 
+@pytest.mark.task(1)
 def test_verify_keeps_a_token_the_target_is_sure_of():
     check_verify([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.3, 0.3, 0.4]], [1, 2], 3, "a proposal with p = 1 at every position")
 
 
+@pytest.mark.task(1)
 def test_verify_at_temperature_zero_keeps_exactly_the_argmax():
     one_hot = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     check_verify(one_hot, [2, 1], 5, "one-hot rows (temperature 0): keep 2, reject 1 (p = 0) and take the argmax 0")
 
 
+@pytest.mark.task(1)
 def test_verify_with_no_proposal_samples_one_token():
     check_verify([[0.1, 0.2, 0.7]], [], 4, "an empty proposal (one token from p[0])")
 
 
 @pytest.mark.generated
+@pytest.mark.task(1)
 def test_verify_matches_the_reference_on_random_cases():
     gen = torch.Generator().manual_seed(12)
     for index in range(300):
@@ -108,6 +113,7 @@ def first_token_chi_square(verify, runs=STAT_RUNS, seed=STAT_SEED):
 
 
 @pytest.mark.statistical
+@pytest.mark.task(1)
 def test_verify_emits_tokens_distributed_as_p():
     """Chi-square goodness of fit of the first emitted token against p[0], the proposal fixed at token 1.
 
@@ -139,6 +145,7 @@ PROPOSALS = {
 
 
 @pytest.mark.parametrize("name", list(PROPOSALS))
+@pytest.mark.task(2)
 def test_target_proposal(name):
     drafted, tail, expected_text = PROPOSALS[name]
     got = call_learner(learner("target_proposal"), drafted, tail, TOY_CHARS,
@@ -158,6 +165,7 @@ def check_case(*args, **kwargs):
     return cases.check_case(learner("cross_tokenizer_generate"), *args, **kwargs)
 
 
+@pytest.mark.task(3)
 def test_toy_worked_case():
     result, _, rec_draft = check_case("toy chains", *pair_with_tokenizers(toy_models()), "ab a", 8, 2, seed=3)
     if rec_draft.feeds and rec_draft.feeds[0][0] != TOY_WORDS.BOS:
@@ -171,6 +179,7 @@ def pair_with_tokenizers(models):
 
 @pytest.mark.generated
 @pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.task(3)
 def test_toy_cases_match_the_reference(seed):
     gen = torch.Generator().manual_seed(seed)
     for index in range(20):
@@ -185,6 +194,7 @@ def test_toy_cases_match_the_reference(seed):
             raise GradingFailure(f"{failure}\n\n(random case {index} of 20; the cases before it passed)") from None
 
 
+@pytest.mark.task(3)
 def test_the_draft_keeps_its_cache_up_to_the_common_prefix():
     result, _, rec_draft = check_case("toy chains", *pair_with_tokenizers(toy_models()), "ab ab ba ab", 30, 3, seed=8)
     fed = rec_draft.tokens_fed
@@ -193,11 +203,13 @@ def test_the_draft_keeps_its_cache_up_to_the_common_prefix():
                              "common prefix with the new ids and feed only the rest.")
 
 
+@pytest.mark.task(3)
 def test_a_short_draft_window_keeps_bos_and_the_last_ids():
     check_case("toy chains, draft_window = 6", *pair_with_tokenizers(toy_models()), "ab ba ab ab ba", 25, 2, seed=9, window=6)
 
 
 @pytest.mark.parametrize("max_new_tokens", [0, 1, 2])
+@pytest.mark.task(3)
 def test_the_last_rounds_stay_inside_the_budget(max_new_tokens):
     result, rec_target, rec_draft = check_case("toy chains", *pair_with_tokenizers(toy_models()), "ab a", max_new_tokens, 4, seed=2)
     if max_new_tokens <= 1 and rec_draft.feeds:
@@ -210,12 +222,14 @@ def trained():
 
 
 @pytest.mark.parametrize("gamma, temperature", [(2, 1.0), (3, 0.7), (1, 1.0)])
+@pytest.mark.task(3)
 def test_trained_models_match_the_reference(trained, gamma, temperature):
     target, draft = trained["float32"]
     check_case("the committed character target and word-piece draft", target, char_tokenizer(), draft, word_tokenizer(),
                "Assignment statements ", 60, gamma, seed=gamma, temperature=temperature)
 
 
+@pytest.mark.task(3)
 def test_temperature_zero_is_the_targets_greedy_decoding(trained):
     target, draft = trained["float64"]
     result, _, _ = check_case("the committed models, float64", target, char_tokenizer(), draft, word_tokenizer(),
@@ -245,6 +259,7 @@ def sequence_chi_square(generate, runs=SEQ_RUNS, seed=SEQ_SEED):
 
 
 @pytest.mark.statistical
+@pytest.mark.task(3)
 def test_generated_text_is_distributed_as_the_target():
     """Chi-square goodness of fit of whole generated sequences against the toy target chain.
 
@@ -264,7 +279,9 @@ def test_generated_text_is_distributed_as_the_target():
             "Common causes: a rejection resampled from p with the proposed token still in it; a cache not rolled back.")
 
 
-# Task 4: bad input ----------------------------------------------------------------------------------
+# Bad input: graded with the task of the function it calls (the exercise text numbers its tasks per function).
+
+# Task 3: cross_tokenizer_generate ------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, prompt, max_new_tokens, gamma, temperature, mention", [
     ("empty-prompt", "", 5, 2, 1.0, "prompt"),
@@ -274,6 +291,7 @@ def test_generated_text_is_distributed_as_the_target():
     ("negative-temperature", "ab", 5, 2, -1.0, "temperature"),
     ("prompt-character-the-target-lacks", "abc", 5, 2, 1.0, "vocabulary"),
 ])
+@pytest.mark.task(3)
 def test_bad_input_raises_a_value_error(name, prompt, max_new_tokens, gamma, temperature, mention):
     target, draft = toy_models()
     expect_value_error(learner("cross_tokenizer_generate"), target, TOY_CHARS, draft, TOY_WORDS, prompt, max_new_tokens, gamma,

@@ -38,25 +38,30 @@ def check_case(context, n, gamma, what: str) -> list[int]:
 WORKED = [5, 1, 2, 9, 7, 1, 2, 3, 4, 1, 2]
 
 
+@pytest.mark.task(1)
 def test_worked_example_falls_back_to_the_bigram():
     assert check_case(WORKED, 3, 3, "the worked example") == [3, 4, 1]
 
 
+@pytest.mark.task(1)
 def test_worked_example_overlapping_copy():
     assert check_case([1, 2, 3, 1, 2, 3, 1], 2, 5, "the worked example with an overlapping match") == [2, 3, 1, 2, 3]
 
 
+@pytest.mark.task(1)
 def test_worked_example_no_match():
     assert check_case([1, 2, 3], 2, 4, "the worked example with no match") == []
 
 
 # Task 2: the most recent earlier occurrence, never the suffix itself -------------------------
 
+@pytest.mark.task(2)
 def test_the_most_recent_occurrence_wins_over_the_first():
     context = [8, 4, 0, 0, 8, 4, 1, 1, 6, 8, 4]  # [8, 4] at 0 and 4: copy from 6, not from 2
     assert check_case(context, 2, 3, "a suffix that occurs twice earlier") == [1, 1, 6]
 
 
+@pytest.mark.task(2)
 def test_the_suffix_itself_is_not_an_occurrence():
     # [1] ends the context at 3 and occurs earlier at 1: copy from 2. Counting the suffix itself
     # (s = 3) would copy from position 4, past the end, before anything is there to copy.
@@ -65,16 +70,19 @@ def test_the_suffix_itself_is_not_an_occurrence():
 
 # Task 3: longest n-gram first, then shorter ones ---------------------------------------------
 
+@pytest.mark.task(3)
 def test_the_longest_matching_ngram_decides_even_if_a_shorter_one_is_more_recent():
     context = [1, 2, 3, 7, 9, 9, 3, 5, 5, 1, 2, 3]  # [1, 2, 3] at 0 -> 7, 9; [3] alone last at 6 -> 5, 5
     assert check_case(context, 3, 2, "a trigram match with a more recent unigram match") == [7, 9]
 
 
+@pytest.mark.task(3)
 def test_a_size_longer_than_the_context_allows_is_skipped():
     assert check_case([4, 4], 5, 3, "n = 5 on a context of 2 tokens") == [4, 4, 4]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.task(3)
 def test_each_n_uses_sizes_up_to_n_only(n):
     context = [9, 1, 2, 3, 4, 0, 8, 2, 3, 4, 6, 5, 3, 4, 7, 7, 4, 1, 1, 2, 3, 4]
     check_case(context, n, 4, f"n = {n} on a context whose suffixes of sizes 1 to 4 match at different places")
@@ -82,14 +90,17 @@ def test_each_n_uses_sizes_up_to_n_only(n):
 
 # Task 4: overlapping matches copy their own proposal -----------------------------------------
 
+@pytest.mark.task(4)
 def test_a_run_of_one_token_repeats_it():
     assert check_case([7, 7, 7, 7], 2, 5, "a run [7, 7, 7, 7]") == [7, 7, 7, 7, 7]
 
 
+@pytest.mark.task(4)
 def test_a_period_longer_than_the_match_is_continued():
     assert check_case([5, 6, 1, 2, 3, 4, 1, 2], 2, 6, "a period of 4 after a match of 2") == [3, 4, 1, 2, 3, 4]
 
 
+@pytest.mark.task(4)
 def test_the_proposal_always_has_gamma_tokens_after_a_match():
     assert check_case([2, 9, 2], 1, 7, "a unigram match right before the suffix") == [9, 2, 9, 2, 9, 2, 9]
 
@@ -97,14 +108,17 @@ def test_the_proposal_always_has_gamma_tokens_after_a_match():
 # Task 5: empty proposals ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("context", [[], [3]], ids=["empty-context", "one-token"])
+@pytest.mark.task(5)
 def test_a_context_too_short_to_look_up_proposes_nothing(context):
     assert check_case(context, 3, 4, f"context {context}") == []
 
 
+@pytest.mark.task(5)
 def test_gamma_zero_proposes_nothing():
     assert check_case(WORKED, 3, 0, "gamma = 0") == []
 
 
+@pytest.mark.task(5)
 def test_all_distinct_tokens_propose_nothing():
     assert check_case(list(range(20)), 4, 5, "twenty distinct tokens") == []
 
@@ -112,11 +126,13 @@ def test_all_distinct_tokens_propose_nothing():
 # Task 6: inputs and outputs ------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["tuple", "int64-array", "int32-array"])
+@pytest.mark.task(6)
 def test_tuples_and_numpy_arrays_are_accepted_and_plain_ints_returned(kind):
     context = {"tuple": tuple(WORKED), "int64-array": np.array(WORKED), "int32-array": np.array(WORKED, dtype=np.int32)}[kind]
     assert check_case(context, 3, 3, f"the worked example as a {kind}") == [3, 4, 1]
 
 
+@pytest.mark.task(6)
 def test_does_not_modify_its_input():
     context = list(WORKED)
     call_learner(ngram_draft(), context, 3, 5, case=describe_case(context, 3, 5))
@@ -124,6 +140,7 @@ def test_does_not_modify_its_input():
         raise GradingFailure(f"ngram_draft changed its context_ids in place: it is now {context}; work on a copy.")
 
 
+@pytest.mark.task(6)
 def test_a_long_context_of_real_length():
     gen = np.random.default_rng(13)
     context = gen.integers(0, 40, size=4096)
@@ -134,6 +151,7 @@ def test_a_long_context_of_real_length():
 # Task 7: thousands of random cases against the reference -------------------------------------
 
 @pytest.mark.parametrize("vocab", [2, 3, 5, 30])
+@pytest.mark.task(7)
 def test_random_cases_match_the_reference(vocab):
     gen = np.random.default_rng(1300 + vocab)
     cases = 500
@@ -167,10 +185,12 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(8)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     context, n, gamma, mentions, problem = BAD_INPUTS[name]
     expect_value_error(ngram_draft(), context, n, gamma, mentions=mentions, problem=problem)
 
 
+@pytest.mark.task(8)
 def test_numpy_integers_are_valid_n_and_gamma():
     check_case(WORKED, np.int64(3), np.int32(3), "n and gamma given as numpy integers")
