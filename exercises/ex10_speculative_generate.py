@@ -77,6 +77,17 @@ counted from 1, here and in the grader's reports):
 >>> result.target_passes, result.draft_passes
 (3, 4)
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: one round: k draft passes, one target pass
+    Task 3: a rejection rolls both caches back
+    Task 4: after a bonus token the draft catches up
+    Task 5: the last rounds and the budget
+    Task 6: temperature 0 is the target's greedy decoding
+    Task 7: exact replay against the reference
+    Task 8: the output is distributed as the target's
+    Task 9: bad input
+
 Check it with:  kata check 10-speculative-generate   (or: pytest tests/test_10_speculative_generate.py)
 """
 

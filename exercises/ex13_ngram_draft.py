@@ -43,6 +43,16 @@ Worked example (from theory/13-ngram-draft.md):
 >>> ngram_draft([1, 2, 3], 2, 4)   # neither [2, 3] nor [3] came before
 []
 
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: the most recent earlier occurrence, never the suffix itself
+    Task 3: longest n-gram first, then shorter ones
+    Task 4: overlapping matches copy their own proposal
+    Task 5: empty proposals
+    Task 6: inputs and outputs
+    Task 7: thousands of random cases against the reference
+    Task 8: bad input
+
 Check it with:  kata check 13-ngram-draft   (or: pytest tests/test_13_ngram_draft.py)
 """
 
