@@ -18,6 +18,7 @@ from tests import test_06_exactness_proof as ex06
 from tests import test_08_batched_verifier as ex08
 from tests import test_10_speculative_generate as ex10
 from tests import test_12_cross_tokenizer as ex12
+from tests import test_16_top_k_drafts as ex16
 from tests.reference.ex05_reference import reference_warp
 from tests.reference.ex06_reference import simulate_first_tokens
 from tests.shared.statistics import chi_square_test
@@ -67,4 +68,6 @@ CHECKS = [
                    ex12.STAT_ALPHA, lambda verify: ex12.first_token_chi_square(verify)[1]),
     ChiSquareCheck("12-cross-tokenizer", "test_generated_text_is_distributed_as_the_target", "cross_tokenizer_generate",
                    ex12.STAT_ALPHA, lambda generate: ex12.sequence_chi_square(generate)[1]),
+    ChiSquareCheck("16-top-k-drafts", "test_token_is_distributed_as_p_for_top_3_candidates", "verify_top_k",
+                   ex16.STAT_ALPHA, lambda verify: ex16.token_chi_square(verify)[1]),
 ]
