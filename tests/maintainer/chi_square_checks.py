@@ -18,6 +18,7 @@ from tests import test_06_exactness_proof as ex06
 from tests import test_08_batched_verifier as ex08
 from tests import test_10_speculative_generate as ex10
 from tests import test_12_cross_tokenizer as ex12
+from tests import test_15_multi_candidate as ex15
 from tests import test_16_top_k_drafts as ex16
 from tests.reference.ex05_reference import reference_warp
 from tests.reference.ex06_reference import simulate_first_tokens
@@ -70,4 +71,9 @@ CHECKS = [
                    ex12.STAT_ALPHA, lambda generate: ex12.sequence_chi_square(generate)[1]),
     ChiSquareCheck("16-top-k-drafts", "test_token_is_distributed_as_p_for_top_3_candidates", "verify_top_k",
                    ex16.STAT_ALPHA, lambda verify: ex16.token_chi_square(verify)[1]),
+    ChiSquareCheck("15-multi-candidate", "test_iid_emitted_token_is_distributed_as_p", "verify_candidates",
+                   ex15.STAT_ALPHA, lambda verify: ex15.emitted_chi_square(verify, ex15.IID)[1]),
+    ChiSquareCheck("15-multi-candidate", "test_without_replacement_emitted_token_is_distributed_as_p",
+                   "verify_candidates_without_replacement",
+                   ex15.STAT_ALPHA, lambda verify: ex15.emitted_chi_square(verify, ex15.WITHOUT)[1]),
 ]
