@@ -1,0 +1,430 @@
+"""Grading suite for exercise 15-multi-candidate: several candidates for one position.
+
+verify_candidates (i.i.d. candidates) and verify_candidates_without_replacement replay fixed
+streams; every case checks the (token, index) result AND the number of draws against an
+independent reference (tests/reference/ex15_reference.py). Streams carry spare uniforms, so
+drawing too many shows up as a wrong count. Two chi-square tests with fixed seeds check that the
+emitted token is distributed as p when the candidates are drawn from q, and acceptance_probability
+is compared with the reference's enumeration of whole candidate sequences to 1e-12.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from speckata import ReplayRNG
+from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from tests.reference.ex15_reference import (
+    draw_candidates,
+    enumerated_acceptance,
+    iid_closed_form,
+    outcome,
+    reference_trace,
+)
+from tests.reference.ex15_report import RULES, describe_case, mismatch_report
+from tests.shared.cases import PAIR_STYLES, random_pair
+from tests.shared.statistics import chi_square_test
+
+EXERCISE = "15-multi-candidate"
+SPARE = (0.5, 0.5, 0.5)  # spare uniforms after the ones a correct call uses
+IID, WITHOUT = False, True  # the without_replacement flag of each variant
+NAMES = {IID: "verify_candidates", WITHOUT: "verify_candidates_without_replacement"}
+
+# The worked example of the exercise text and the theory page (position 0 of exercise 01's).
+P, Q = [0.2, 0.5, 0.3], [0.5, 0.3, 0.2]
+
+
+def verifier(without_replacement: bool):
+    return learner_function(EXERCISE, NAMES[without_replacement])
+
+
+def acceptance_probability():
+    return learner_function(EXERCISE, "acceptance_probability")
+
+
+def checked_result(result, name: str, vocab: int, case: str) -> tuple:
+    """The learner's (token, index), refused with a clear message when it is not of that form."""
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise GradingFailure(f"{name} must return a tuple (token, index); it returned {result!r}.\n\n{case}")
+    token, index = result
+    if type(token) is not int or not (index is None or type(index) is int):
+        kinds = f"({type(token).__name__}, {type(index).__name__})"
+        raise GradingFailure(f"{name} must return plain Python ints (index None when all are rejected); it returned "
+                             f"{result!r} of types {kinds}. Use int(...).\n\n{case}")
+    if not 0 <= token < vocab:
+        raise GradingFailure(f"{name} returned token {token}, outside the vocabulary of {vocab}.\n\n{case}")
+    return result
+
+
+def check_case(p, q, candidates, uniforms, without_replacement: bool, what: str) -> tuple:
+    """Replay ``uniforms`` (plus spares) and compare (token, index) and draws with the reference."""
+    stream = list(uniforms) + list(SPARE)
+    case = describe_case(p, q, candidates, stream, without_replacement)
+    rng = ReplayRNG(stream)
+    name = NAMES[without_replacement]
+    result = call_learner(verifier(without_replacement), p, q, candidates, rng, case=case)
+    trace = reference_trace(p, q, candidates, stream, without_replacement)
+    if not (isinstance(result, tuple) and len(result) == 2) or result != outcome(trace) or rng.draws != trace.draws:
+        headline = f"{RULES[without_replacement]} got {what} wrong."
+        if isinstance(result, tuple) and result == outcome(trace):
+            headline += f" The result is right but it drew {rng.draws} random numbers instead of {trace.draws}."
+        raise mismatch_report(headline, p, q, candidates, stream, without_replacement, trace, result, rng.draws).failure()
+    return checked_result(result, name, len(p), case)
+
+
+# Task 1: verify_candidates -------------------------------------------------------------------------
+
+@pytest.mark.task(1)
+def test_iid_worked_example_second_candidate_accepted():
+    assert check_case(P, Q, [0, 2], [0.6, 0.9], IID, "the worked example (0 rejected, 2 accepted against p_1)") == (2, 1)
+
+
+@pytest.mark.task(1)
+def test_iid_worked_example_repeated_candidate_all_rejected():
+    assert check_case(P, Q, [0, 0], [0.6, 0.1, 0.5], IID, "the worked example (p_1(0) = 0 rejects the repeat)") == (1, None)
+
+
+@pytest.mark.task(1)
+def test_iid_first_candidate_accepted_draws_once():
+    assert check_case(P, Q, [1, 0, 2], [0.99], IID, "an accepted first candidate (p/q = 5/3: one draw, stop)") == (1, 0)
+
+
+@pytest.mark.task(1)
+def test_iid_u_equal_to_the_ratio_rejects():
+    p, q = [0.2, 0.3, 0.5], [0.2, 0.6, 0.2]  # p/q for token 1 is exactly 0.5
+    assert check_case(p, q, [1], [0.5, 0.7], IID, "u == p/q (u < p/q is strict, so this must reject)") == (2, None)
+
+
+@pytest.mark.task(1)
+def test_iid_u_zero_rejects_a_token_the_target_gives_zero_probability():
+    p, q = [0.0, 0.5, 0.5], [0.5, 0.25, 0.25]
+    assert check_case(p, q, [0, 1], [0.0, 0.3], IID, "u = 0 on a token with p = 0 (0 < 0 is false: reject)") == (1, 1)
+
+
+@pytest.mark.task(1)
+def test_iid_all_rejected_samples_from_the_last_target():
+    p, q = [0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]
+    # p_1 = [0, 0, 1/4, 3/4], p_2 = [0, 0, 1/14, 13/14]: u = 0.15 picks 3 from p_2, 2 from p_1, 1 from p
+    assert check_case(p, q, [0, 1], [0.9, 0.9, 0.15], IID, "two rejections (the sample comes from p_2, not p_1 or p)") == (3, None)
+
+
+@pytest.mark.task(1)
+def test_iid_a_residual_with_no_mass_keeps_p():
+    p, q = [0.5, 0.5], [0.5000004, 0.5]  # q sums to 1 + 4e-7, within tolerance; p <= q everywhere
+    check_case(p, q, [0, 0], [0.9999995, 0.9999995, 0.7], IID, "rejections whose residual max(p - q, 0) is all zeros")
+
+
+@pytest.mark.task(1)
+def test_iid_accepts_numpy_inputs_and_leaves_them_unchanged():
+    p, q, candidates = np.array(P), np.array(Q), np.array([0, 2])
+    check_case(p, q, candidates, [0.6, 0.9], IID, "numpy inputs")
+    if not (np.array_equal(p, P) and np.array_equal(q, Q) and candidates.tolist() == [0, 2]):
+        raise GradingFailure("verify_candidates changed its input arrays in place; work on copies.")
+
+
+# Task 2: verify_candidates_without_replacement ---------------------------------------------------
+
+@pytest.mark.task(2)
+def test_without_replacement_worked_example_all_rejected():
+    assert check_case(P, Q, [0, 2], [0.6, 0.9, 0.5], WITHOUT, "the worked example (q_1 = [0, 0.6, 0.4])") == (1, None)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_second_candidate_accepted():
+    assert check_case(P, Q, [0, 1], [0.6, 0.95], WITHOUT, "0 rejected, then 1 at p_1(1)/q_1(1) = 10/9") == (1, 1)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_u_equal_to_the_ratio_rejects():
+    p, q = [0.2, 0.3, 0.5], [0.2, 0.6, 0.2]  # p/q for token 1 is exactly 0.5
+    assert check_case(p, q, [1, 2], [0.5, 0.7], WITHOUT, "u == p/q (strict: reject), then 2 at p_1(2)/q_1(2) = 2") == (2, 1)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_u_zero_rejects_a_token_the_target_gives_zero_probability():
+    p, q = [0.0, 0.5, 0.5], [0.5, 0.25, 0.25]
+    assert check_case(p, q, [0, 1], [0.0, 0.3], WITHOUT, "u = 0 on a token with p = 0 (0 < 0 is false: reject)") == (1, 1)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_the_residual_uses_q_before_the_removal():
+    p, q = [0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]
+    # p_1 = max(p - q_0, 0) normalised = [0, 0, 1/4, 3/4] and p_2 = [0, 0, 0, 1]; taking each residual
+    # against the q after the removal gives p_2 = [0.45, 0, 0, 0.55], and never updating p leaves p itself
+    assert check_case(p, q, [0, 1], [0.9, 0.9, 0.2], WITHOUT, "two rejections (p_1 from q_0, p_2 from q_1)") == (3, None)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_every_proposable_token_rejected():
+    p, q = [0.2, 0.8], [1.0, 0.0]  # after removing 0, q has nothing left: p_1 = [0, 1] all the same
+    assert check_case(p, q, [0], [0.5, 0.3], WITHOUT, "the only token q can propose, rejected") == (1, None)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_a_residual_with_no_mass_keeps_p():
+    p, q = [0.5, 0.5], [0.5000004, 0.5]  # p <= q everywhere: p_1 = p; q_1 = [0, 1]; p_2 = [1, 0]
+    assert check_case(p, q, [0, 1], [0.9999995, 0.7, 0.9], WITHOUT, "a rejection whose residual is all zeros") == (0, None)
+
+
+@pytest.mark.task(2)
+def test_without_replacement_accepts_numpy_inputs_and_leaves_them_unchanged():
+    p, q, candidates = np.array(P), np.array(Q), np.array([0, 2])
+    check_case(p, q, candidates, [0.6, 0.9, 0.5], WITHOUT, "numpy inputs")
+    if not (np.array_equal(p, P) and np.array_equal(q, Q) and candidates.tolist() == [0, 2]):
+        raise GradingFailure("verify_candidates_without_replacement changed its input arrays in place; work on copies.")
+
+
+# Task 3: acceptance_probability --------------------------------------------------------------------
+
+TOLERANCE = 1e-12
+
+
+def check_probability(p, q, k: int, without_replacement: bool, what: str, expected: float | None = None) -> float:
+    call = f"acceptance_probability({list(map(float, p))}, {list(map(float, q))}, {k}, without_replacement={without_replacement})"
+    result = call_learner(acceptance_probability(), p, q, k, without_replacement, case=f"The call: {call}")
+    if expected is None:
+        expected = enumerated_acceptance(p, q, k, without_replacement)
+    if type(result) is not float:
+        raise GradingFailure(f"acceptance_probability must return a plain float; it returned {result!r} "
+                             f"({type(result).__name__}) for {what}.\nThe call: {call}")
+    if not abs(result - expected) <= TOLERANCE:  # NaN fails too
+        alpha = float(np.minimum(p, q).sum())
+        raise GradingFailure(
+            f"acceptance_probability got {what} wrong.\n  the call: {call}\n  yours:    {result!r}\n"
+            f"  expected: {expected!r} (to {TOLERANCE:g}; Σ min(p, q) = {alpha:.6g} is the value for k = 1)\n"
+            "Enumerate every sequence of k candidates with its probability (without replacement: each next one "
+            "from q with the earlier ones removed) and walk the rule along it, updating p (and q) after each rejection."
+        )
+    return result
+
+
+WORKED = {  # (k, without_replacement): the theory page's table for P, Q
+    (1, IID): 0.7, (2, IID): 0.85, (3, IID): 0.925,
+    (1, WITHOUT): 0.7, (2, WITHOUT): 0.98, (3, WITHOUT): 1.0,
+}
+
+
+@pytest.mark.parametrize("k, without_replacement", WORKED, ids=[f"k{k}-{'without' if w else 'iid'}" for k, w in WORKED])
+@pytest.mark.task(3)
+def test_worked_example_table(k, without_replacement):
+    check_probability(P, Q, k, without_replacement, f"the worked example with k = {k}", WORKED[k, without_replacement])
+
+
+@pytest.mark.task(3)
+def test_one_candidate_is_the_acceptance_rate_on_generated_pairs():
+    """Property: with k = 1 both variants give Σ min(p, q), for 40 pairs (seed 1501, every style)."""
+    gen = np.random.default_rng(1501)
+    for index in range(40):
+        p, q = random_pair(gen, 2 + index % 5, PAIR_STYLES[index % len(PAIR_STYLES)])
+        for without_replacement in (IID, WITHOUT):
+            check_probability(p, q, 1, without_replacement, f"generated pair {index} with k = 1 (Σ min(p, q))",
+                              float(np.minimum(p, q).sum()))
+
+
+@pytest.mark.task(3)
+def test_iid_matches_the_closed_form_of_the_deterministic_chain():
+    """In the i.i.d. rule p_j does not depend on the draws: 1 - Π (1 - Σ min(p_j, q)); 30 pairs, seed 1502."""
+    gen = np.random.default_rng(1502)
+    for index in range(30):
+        p, q = random_pair(gen, 3 + index % 3, PAIR_STYLES[index % len(PAIR_STYLES)])
+        k = 1 + index % 4
+        check_probability(p, q, k, IID, f"generated pair {index} with k = {k}", iid_closed_form(p, q, k))
+
+
+# Task 1: verify_candidates ---------------------------------------------------------------------------
+
+RANDOM_CASES = 60  # per vocabulary size and variant
+
+
+def random_case(gen, vocab: int, without_replacement: bool):
+    """A pair as tests/shared/cases.py gives it, 1 to 4 candidates drawn from q as the variant draws
+    them, and uniforms that keep at least 1e-9 away from every decision boundary."""
+    p, q = random_pair(gen, vocab, PAIR_STYLES[int(gen.integers(len(PAIR_STYLES)))])
+    most = min(4, int(np.count_nonzero(q))) if without_replacement else 4
+    candidates = draw_candidates(gen, q, int(gen.integers(1, most + 1)), without_replacement)
+    while True:
+        uniforms = gen.random(len(candidates) + 1).tolist()
+        trace = reference_trace(p, q, candidates, uniforms + list(SPARE), without_replacement)
+        if trace.margin() > 1e-9:
+            return p, q, candidates, uniforms[: trace.draws]
+
+
+def check_random_cases(vocab: int, without_replacement: bool, seed: int) -> None:
+    gen = np.random.default_rng(seed)
+    for index in range(RANDOM_CASES):
+        p, q, candidates, uniforms = random_case(gen, vocab, without_replacement)
+        try:
+            check_case(p, q, candidates, uniforms, without_replacement, f"random case {index} of {RANDOM_CASES} (V = {vocab})")
+        except GradingFailure as failure:
+            raise GradingFailure(f"{failure}\n\n(The first failing random case; cases before it passed.)", detail=failure.detail) from None
+
+
+@pytest.mark.generated
+@pytest.mark.parametrize("vocab", [2, 3, 5, 17])
+@pytest.mark.task(1)
+def test_iid_random_cases_match_the_reference(vocab):
+    check_random_cases(vocab, IID, 1510 + vocab)
+
+
+# Task 2: verify_candidates_without_replacement -------------------------------------------------------
+
+@pytest.mark.generated
+@pytest.mark.parametrize("vocab", [2, 3, 5, 17])
+@pytest.mark.task(2)
+def test_without_replacement_random_cases_match_the_reference(vocab):
+    check_random_cases(vocab, WITHOUT, 1530 + vocab)
+
+
+# Task 3: acceptance_probability ----------------------------------------------------------------------
+
+@pytest.mark.generated
+@pytest.mark.parametrize("without_replacement", [IID, WITHOUT], ids=["iid", "without-replacement"])
+@pytest.mark.task(3)
+def test_generated_pairs_match_the_enumeration(without_replacement):
+    """24 pairs (seed 1550/1551, every style, V = 2 to 5), k from 1 to 4, against the reference's enumeration."""
+    gen = np.random.default_rng(1550 + without_replacement)
+    for index in range(24):
+        p, q = random_pair(gen, 2 + index % 4, PAIR_STYLES[index % len(PAIR_STYLES)])
+        most = min(4, int(np.count_nonzero(q))) if without_replacement else 4
+        k = 1 + index % most
+        check_probability(p, q, k, without_replacement, f"generated pair {index} with k = {k}")
+
+
+# Task 1: verify_candidates ---------------------------------------------------------------------------
+
+STAT_P = np.array([0.06, 0.54, 0.32, 0.08])
+STAT_Q = np.array([0.72, 0.01, 0.08, 0.19])  # a draft far from the target: many rejections
+STAT_K = 3
+STAT_RUNS = 2_000
+STAT_SEEDS = {IID: 20261215, WITHOUT: 20261216}
+STAT_ALPHA = 1e-3  # reject when the chi-square p-value is below this
+
+
+def emitted_counts(verify, without_replacement: bool, runs: int, seed: int) -> np.ndarray:
+    """Run ``verify`` on candidates drawn from q (as the variant's draft draws them); count the tokens."""
+    gen = np.random.default_rng(seed)
+    counts = np.zeros(len(STAT_P), dtype=np.int64)
+    name = NAMES[without_replacement]
+    for _ in range(runs):
+        candidates = draw_candidates(gen, STAT_Q, STAT_K, without_replacement)
+        stream = gen.random(STAT_K + 1)
+        result = call_learner(verify, STAT_P, STAT_Q, candidates, ReplayRNG(stream), case="(statistical test)")
+        token, _ = checked_result(result, name, len(STAT_P), "(statistical test)")
+        counts[token] += 1
+    return counts
+
+
+def emitted_chi_square(verify, without_replacement: bool, runs: int = STAT_RUNS) -> tuple[float, float, np.ndarray]:
+    """Pearson's chi-square of the emitted tokens against p: (statistic, p-value, counts)."""
+    counts = emitted_counts(verify, without_replacement, runs, STAT_SEEDS[without_replacement])
+    statistic, _, pvalue, _ = chi_square_test(counts, STAT_P)
+    return statistic, pvalue, counts
+
+
+def check_distributed_as_p(without_replacement: bool, cause: str) -> None:
+    statistic, pvalue, counts = emitted_chi_square(verifier(without_replacement), without_replacement)
+    if pvalue < STAT_ALPHA:
+        drawn = "without replacement" if without_replacement else "i.i.d."
+        raise GradingFailure(
+            f"The token {NAMES[without_replacement]} emits is not distributed as the target p.\n"
+            f"  runs: {STAT_RUNS}, {STAT_K} candidates drawn {drawn} from q = {STAT_Q.tolist()}\n"
+            f"  observed frequencies: {(counts / STAT_RUNS).round(4).tolist()}\n"
+            f"  target p:             {STAT_P.tolist()}\n"
+            f"  chi-square = {statistic:.1f} (3 degrees of freedom), p-value = {pvalue:.2e} < {STAT_ALPHA}\n"
+            f"A common cause: {cause}"
+        )
+
+
+@pytest.mark.statistical
+@pytest.mark.task(1)
+def test_iid_emitted_token_is_distributed_as_p():
+    """Chi-square goodness of fit of the emitted token against p, candidates drawn i.i.d. from q.
+
+    Statistic: Pearson's chi-square over the 4 tokens (3 degrees of freedom), 2,000 runs of 3
+    candidates with fixed seeds (so the verdict never changes between runs). Threshold: fail when the
+    p-value is below 1e-3 (statistic above 16.3). Power: at this seed the biased rules score 1,240
+    (p never updated), 274 (q updated as if drawn without replacement), 315 (the final sample from the
+    original p) and 14,949 (residual max(q - p, 0)); the reference scores 3.4 (p-value 0.34).
+    tests/maintainer/test_margins_chi_square.py checks that the reference clears 0.05 and that every
+    biased mutant scores a p-value below 1e-6.
+    """
+    check_distributed_as_p(IID, "not replacing p by the normalised max(p - q, 0) after a rejection, or changing q.")
+
+
+# Task 2: verify_candidates_without_replacement -------------------------------------------------------
+
+@pytest.mark.statistical
+@pytest.mark.task(2)
+def test_without_replacement_emitted_token_is_distributed_as_p():
+    """Chi-square goodness of fit of the emitted token against p, candidates drawn without replacement.
+
+    Statistic: Pearson's chi-square over the 4 tokens (3 degrees of freedom), 2,000 runs of 3
+    distinct candidates with fixed seeds. Threshold: fail when the p-value is below 1e-3 (statistic
+    above 16.3). Power: at this seed the biased rules score 723 (p never updated), 1,923 (rejected
+    tokens left in q), 9,549 (residual taken against q after the removal) and 3,485 (residual
+    max(q - p, 0)); the reference scores 2.3 (p-value 0.51). tests/maintainer/test_margins_chi_square.py
+    checks that the reference clears 0.05 and that every biased mutant scores a p-value below 1e-6.
+    """
+    check_distributed_as_p(WITHOUT, "leaving a rejected token in q (renormalise q without it), or not updating p.")
+
+
+# Task 1: verify_candidates ---------------------------------------------------------------------------
+
+BAD_INPUTS = {
+    "p-with-two-rows": ([P, P], Q, [0], ("shape",), "p of shape (2, 3)"),
+    "q-with-another-vocabulary": (P, [0.5, 0.5], [0], ("shape",), "q with 2 entries where p has 3"),
+    "empty-vocabulary": ([], [], [0], ("shape",), "p and q of shape (0,)"),
+    "no-candidates": (P, Q, [], ("at least one candidate",), "an empty list of candidates (k = 0)"),
+    "candidates-in-two-dimensions": (P, Q, [[0, 1]], ("shape",), "candidates of shape (1, 2)"),
+    "candidate-past-the-vocabulary": (P, Q, [0, 3], ("out of range",), "candidate 3 in a vocabulary of 3"),
+    "negative-candidate": (P, Q, [-1], ("out of range",), "candidate -1"),
+    "fractional-candidate": (P, Q, [2.5], ("integer",), "candidate 2.5"),
+    "candidate-q-could-not-draw": (P, [0.5, 0.5, 0.0], [0, 2], ("zero probability",), "q(2) = 0 for candidate 2"),
+    "negative-probability": ([0.6, 0.5, -0.1], Q, [0], ("negative",), "p(2) = -0.1"),
+    "nan-probability": (P, [0.5, np.nan, 0.2], [0], ("NaN",), "a NaN in q"),
+    "row-summing-to-1.1": (P, [0.5, 0.4, 0.2], [0], ("sum to 1",), "q summing to 1.1"),
+    "row-off-by-2e-6": ([0.2, 0.5, 0.300002], Q, [0], ("sum to 1",), "p summing to 1.000002"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_INPUTS)
+@pytest.mark.task(1)
+def test_iid_bad_input_raises_a_value_error_naming_the_problem(name):
+    p, q, candidates, mentions, problem = BAD_INPUTS[name]
+    expect_value_error(verifier(IID), p, q, candidates, ReplayRNG([0.5] * 4), mentions=mentions, problem=problem)
+
+
+# Task 2: verify_candidates_without_replacement -------------------------------------------------------
+
+WITHOUT_REPLACEMENT_BAD_INPUTS = {
+    **BAD_INPUTS,
+    "duplicate-candidate": (P, Q, [0, 2, 0], ("duplicate",), "candidate 0 twice, though drawn without replacement"),
+}
+
+
+@pytest.mark.parametrize("name", WITHOUT_REPLACEMENT_BAD_INPUTS)
+@pytest.mark.task(2)
+def test_without_replacement_bad_input_raises_a_value_error_naming_the_problem(name):
+    p, q, candidates, mentions, problem = WITHOUT_REPLACEMENT_BAD_INPUTS[name]
+    expect_value_error(verifier(WITHOUT), p, q, candidates, ReplayRNG([0.5] * 4), mentions=mentions, problem=problem)
+
+
+# Task 3: acceptance_probability ----------------------------------------------------------------------
+
+PROBABILITY_BAD_INPUTS = {
+    "no-candidates": (P, Q, 0, False, ("at least one candidate",), "k = 0"),
+    "fractional-k": (P, Q, 2.5, False, ("integer",), "k = 2.5"),
+    "more-candidates-than-tokens": (P, [0.5, 0.5, 0.0], 3, True, ("more candidates",),
+                                    "k = 3 without replacement where q can propose 2 tokens"),
+    "q-with-another-vocabulary": (P, [0.5, 0.5], 1, False, ("shape",), "q with 2 entries where p has 3"),
+    "nan-probability": ([np.nan, 0.5, 0.5], Q, 1, True, ("NaN",), "a NaN in p"),
+    "row-summing-to-1.1": (P, [0.5, 0.4, 0.2], 2, False, ("sum to 1",), "q summing to 1.1"),
+}
+
+
+@pytest.mark.parametrize("name", PROBABILITY_BAD_INPUTS)
+@pytest.mark.task(3)
+def test_acceptance_probability_bad_input_raises_a_value_error_naming_the_problem(name):
+    p, q, k, without_replacement, mentions, problem = PROBABILITY_BAD_INPUTS[name]
+    expect_value_error(acceptance_probability(), p, q, k, without_replacement, mentions=mentions, problem=problem)
