@@ -7,10 +7,17 @@ Each notebook has a source in notebooks/sources/<name>.py in "percent" format: c
     python notebooks/build.py 01-speculative-step
 
 and commit the .ipynb files it writes. tests/maintainer/test_notebooks.py executes them again in CI.
+
+A notebook runs the reader's own functions through notebooks/learner.py, from exercises/ by
+default. The build runs them against solutions/ (the committed outputs show the finished
+results, and every expected value a notebook prints is checked against the reference); pass
+``--code exercises`` to see what a reader with untouched stubs sees.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +25,8 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from learner import CODE_VARIABLE  # noqa: E402  (notebooks/learner.py: the notebooks' own helper)
 
 
 def parse_cells(source: str):
@@ -53,6 +62,11 @@ def build(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    names = sys.argv[1:] or sorted(p.stem for p in (HERE / "sources").glob("*.py"))
-    for name in names:
+    parser = argparse.ArgumentParser(description="Build and execute the notebooks from notebooks/sources/.")
+    parser.add_argument("names", nargs="*", help="e.g. 01-speculative-step (default: every notebook)")
+    parser.add_argument("--code", default="solutions", metavar="FOLDER",
+                        help=f"the folder the notebooks' own-exercise cells run (sets {CODE_VARIABLE}; default solutions)")
+    args = parser.parse_args()
+    os.environ[CODE_VARIABLE] = args.code  # the kernel inherits it
+    for name in args.names or sorted(p.stem for p in (HERE / "sources").glob("*.py")):
         print("built", build(name).relative_to(HERE.parent))

@@ -21,37 +21,36 @@ stream = [0.6, 0.9, 0.2]
 # %% [markdown]
 # ## The decisions, step by step
 #
-# For each drafted token x at position i we draw u and accept when u < p[i, x] / q[i, x]. The
-# function below prints the table of decisions; it is the rule of the exercise written out
-# long-hand for the two worked drafts.
+# For each drafted token x at position i the rule draws u and accepts when u < p[i, x] / q[i, x].
+# The stream is 0.6, 0.9, 0.2. Here are the numbers the two worked drafts need; the decisions are
+# yours to make, then your `speculative_step` (from `exercises/ex01_speculative_step.py`) runs on
+# them, beside the expected results.
 
 # %%
-def walk(draft, stream):
-    rng = ReplayRNG(stream)
-    print(f"draft {draft}, stream {stream}")
-    print(f"{'pos':>3}  {'token':>5}  {'u':>5}  {'p/q':>6}  decision")
-    tokens = []
-    for i, x in enumerate(draft):
-        u = rng.random()
-        ratio = p[i, x] / q[i, x]
-        if u < ratio:
-            print(f"{i:>3}  {x:>5}  {u:>5}  {ratio:>6.3f}  accept")
-            tokens.append(x)
-            continue
-        residual = np.maximum(p[i] - q[i], 0)
-        replacement = sample(residual, rng)
-        print(f"{i:>3}  {x:>5}  {u:>5}  {ratio:>6.3f}  reject -> residual {np.round(residual / residual.sum(), 3).tolist()} "
-              f"with u = {stream[rng.draws - 1]} gives token {replacement}")
-        tokens.append(replacement)
-        break
-    else:
-        bonus = sample(p[len(draft)], rng)
-        print(f"all accepted -> bonus from p[{len(draft)}] = {p[len(draft)].tolist()} with u = {stream[rng.draws - 1]}: token {bonus}")
-        tokens.append(bonus)
-    print(f"result {tokens} after {rng.draws} draws\n")
+for i, x in enumerate([1, 2]):
+    print(f"draft [1, 2], position {i}: token {x}, p/q = {p[i, x]} / {q[i, x]} = {p[i, x] / q[i, x]:.3f}")
+print(f"draft [0, 2], position 0: token 0, p/q = {p[0, 0]} / {q[0, 0]} = {p[0, 0] / q[0, 0]:.3f}")
+print("p[0] - q[0] =", (p[0] - q[0]).round(3).tolist(), "  p[2] =", p[2].tolist())
 
-walk([1, 2], stream)
-walk([0, 2], stream)
+# %% [markdown]
+# - Draft [1, 2]: u = 0.6 < 1.667 accepts token 1; u = 0.9 < 1.333 accepts token 2; both kept, so
+#   a bonus token comes from p[2] = [0.3, 0.3, 0.4] with u = 0.2, which falls in token 0's share.
+#   Result [1, 2, 0] after 3 draws.
+# - Draft [0, 2]: u = 0.6 >= 0.4 rejects token 0. The replacement comes from the residual
+#   max(0, p[0] − q[0]) = [0, 0.2, 0.1], normalised [0, 2/3, 1/3]; u = 0.9 lands past 2/3, in
+#   token 2's share. Result [2] after 2 draws: nothing after a rejection is drawn.
+
+# %%
+import learner
+
+speculative_step = learner.yours("ex01_speculative_step", "speculative_step")
+
+def tokens_and_draws(draft):
+    rng = ReplayRNG(stream)
+    return speculative_step(p, q, draft, rng), rng.draws
+
+learner.compare(lambda: tokens_and_draws([1, 2]), ([1, 2, 0], 3))
+learner.compare(lambda: tokens_and_draws([0, 2]), ([2], 2))
 
 # %% [markdown]
 # ## p, q and the residual at position 0
@@ -77,19 +76,12 @@ plt.show()
 # %% [markdown]
 # ## Many runs against p
 #
-# Drafts are sampled from q, as a real draft model would, and each run goes through the
-# exercise-01 rule. This cell uses the **reference solution** in `solutions/`; once you have
-# solved the exercise, change `"../solutions"` to `"../exercises"` to see your own code here.
-#
-# For comparison, the same runs with the tempting shortcut (resample a rejection from p instead of
-# the residual) drift towards the draft.
+# Drafts are sampled from q, as a real draft model would, and each run goes through your
+# exercise-01 rule. For comparison, the same runs with the tempting shortcut (resample a
+# rejection from p instead of the residual) drift towards the draft. Until your
+# `speculative_step` is written, only the shortcut runs.
 
 # %%
-import sys
-
-sys.path.insert(0, "../solutions")
-from ex01_speculative_step import speculative_step
-
 def first_tokens(step, runs=20_000, seed=0):
     gen = np.random.default_rng(seed)
     counts = np.zeros(3)
@@ -104,15 +96,19 @@ def shortcut_step(p, q, draft, rng):  # the biased variant: never use this
             return [x]
         return [sample(p[i], rng)]
 
-exact = first_tokens(speculative_step)
 shortcut = first_tokens(shortcut_step)
-print("target p[0]        ", p[0].tolist())
-print("exact rule         ", exact.round(3).tolist())
-print("shortcut (biased)  ", shortcut.round(3).tolist())
+exact = None
+with learner.until_written():
+    exact = first_tokens(speculative_step)
+print(f"{'target p[0]':<24}", p[0].tolist())
+if exact is not None:
+    print(f"{'exact rule (' + learner.whose() + ')':<24}", exact.round(3).tolist())
+print(f"{'shortcut (biased)':<24}", shortcut.round(3).tolist())
 
 fig, ax = plt.subplots(figsize=(7, 3.2))
 ax.bar(tokens - 0.27, p[0], width=0.27, label="target p[0]")
-ax.bar(tokens, exact, width=0.27, label="exact rule, 20,000 runs")
+if exact is not None:
+    ax.bar(tokens, exact, width=0.27, label=f"{learner.whose()} exact rule, 20,000 runs")
 ax.bar(tokens + 0.27, shortcut, width=0.27, label="shortcut, 20,000 runs")
 ax.set_xticks(tokens)
 ax.set_xlabel("first emitted token")

@@ -10,25 +10,29 @@
 # (B, γ, V)).
 
 # %%
-import sys
 import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-sys.path.insert(0, "../solutions")  # after solving, change to "../exercises" to run your own code
-from ex01_speculative_step import speculative_step
-from ex07_torch_step import speculative_decode_step
-from ex08_batched_verifier import speculative_step_batched
+import learner
 from speckata import ReplayRNG
+
+# Yours, from exercises/ex08_batched_verifier.py ("not written yet" while it is the stub) ...
+speculative_step_batched = learner.yours("ex08_batched_verifier", "speculative_step_batched")
+# ... and the reference solutions of the earlier exercises this notebook builds on.
+speculative_step = learner.reference("ex01_speculative_step", "speculative_step")
+speculative_decode_step = learner.reference("ex07_torch_step", "speculative_decode_step")
 
 # %% [markdown]
 # ## One batch, drawn
 #
 # Ten rows, γ = 6, a vocabulary of 12; the draft roughly agrees with the target, so rows accept
 # different numbers of drafts. The contract's uniforms are drawn again here (same seed, same
-# calls) to draw the accept mask.
+# calls), and each row's decisions are made one at a time, as exercise 01 makes them: the accept
+# mask, the prefix each row keeps, and the tokens the batch must produce. Doing the same in a
+# handful of whole-tensor operations is the exercise.
 
 # %%
 B, gamma, V, seed = 10, 6, 12, 3
@@ -37,30 +41,41 @@ target_probs = torch.softmax(2 * torch.randn(B, gamma + 1, V, generator=gen, dty
 draft_probs = torch.softmax(target_probs[:, :gamma].log() + torch.randn(B, gamma, V, generator=gen, dtype=torch.float64), dim=-1)
 draft_tokens = torch.multinomial(draft_probs.reshape(-1, V), 1, generator=gen).reshape(B, gamma)
 
-result = speculative_step_batched(target_probs, draft_probs, draft_tokens, torch.Generator().manual_seed(seed))
 replay = torch.Generator().manual_seed(seed)
 u = torch.rand((B, gamma), generator=replay, dtype=torch.float64)
 v = torch.rand((B,), generator=replay, dtype=torch.float64)
-ratios = target_probs[:, :gamma].gather(2, draft_tokens.unsqueeze(-1)).squeeze(-1) / draft_probs.gather(2, draft_tokens.unsqueeze(-1)).squeeze(-1)
-accept = u < ratios
-prefix = accept.long().cumprod(dim=1)
-print("num_accepted:", result.num_accepted.tolist())
-print("tokens:")
-print(result.tokens)
+accept = torch.zeros(B, gamma, dtype=torch.bool)
+kept = []
+expected = []  # row b: exercise 01 on row b's uniforms, padded with -1
+for b in range(B):
+    for j in range(gamma):
+        x = int(draft_tokens[b, j])
+        accept[b, j] = bool(u[b, j] < target_probs[b, j, x] / draft_probs[b, j, x])
+    k = next((j for j in range(gamma) if not accept[b, j]), gamma)
+    kept.append(k)
+    stream = u[b, : min(k + 1, gamma)].tolist() + [float(v[b])]
+    row = speculative_step(target_probs[b].numpy(), draft_probs[b].numpy(), draft_tokens[b].tolist(), ReplayRNG(stream))
+    expected.append(row + [-1] * (gamma + 1 - len(row)))
+prefix = torch.tensor([[int(j < k) for j in range(gamma)] for k in kept])
+
+learner.compare(lambda: speculative_step_batched(target_probs, draft_probs, draft_tokens,
+                                                 torch.Generator().manual_seed(seed)).num_accepted.tolist(), kept)
+learner.compare(lambda: speculative_step_batched(target_probs, draft_probs, draft_tokens,
+                                                 torch.Generator().manual_seed(seed)).tokens.tolist(), expected)
 
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
 axes[0].imshow(accept.numpy(), cmap="Greens", vmin=0, vmax=1.4)
 axes[0].set_title("accept mask: u < p/q")
 axes[1].imshow(prefix.numpy(), cmap="Blues", vmin=0, vmax=1.4)
-axes[1].set_title("prefix: cumprod of the mask")
-shown = np.where(result.tokens.numpy() >= 0, 1.0, 0.0)
-last = result.num_accepted.numpy()
-shown[np.arange(B), last] = 0.55
+axes[1].set_title("prefix each row keeps")
+tokens = np.array(expected)
+shown = np.where(tokens >= 0, 1.0, 0.0)
+shown[np.arange(B), kept] = 0.55
 axes[2].imshow(shown, cmap="Oranges", vmin=0, vmax=1.2)
 for b in range(B):
     for j in range(gamma + 1):
-        axes[2].text(j, b, str(int(result.tokens[b, j])), ha="center", va="center", fontsize=7)
-axes[2].set_title("tokens: drafts, last token, -1")
+        axes[2].text(j, b, str(int(tokens[b, j])), ha="center", va="center", fontsize=7)
+axes[2].set_title("expected tokens: drafts, last token, -1")
 for ax, width in zip(axes, (gamma, gamma, gamma + 1)):
     ax.set_xticks(range(width))
     ax.set_xlabel("position")
@@ -71,17 +86,9 @@ plt.show()
 # %% [markdown]
 # ## Every row is exercise 01
 #
-# Row b is exactly exercise 01's `speculative_step` fed the uniforms u[b, :k+1] (or u[b, :γ] when
-# all are accepted) and then v[b]: that is how the grader checks it.
-
-# %%
-for b in range(B):
-    k = int(result.num_accepted[b])
-    stream = u[b, : min(k + 1, gamma)].tolist() + [float(v[b])]
-    rng = ReplayRNG(stream)
-    row = speculative_step(target_probs[b].numpy(), draft_probs[b].numpy(), draft_tokens[b].tolist(), rng)
-    padded = row + [-1] * (gamma + 1 - len(row))
-    print(f"row {b}: exercise 01 {padded}  batched {result.tokens[b].tolist()}  same: {padded == result.tokens[b].tolist()}")
+# The expected rows above are exactly exercise 01's `speculative_step` fed the uniforms
+# u[b, :k+1] (or u[b, :γ] when all are accepted) and then v[b]: that is how the grader checks
+# your batched verifier, row by row.
 
 # %% [markdown]
 # ## The batch-minimum shortcut: tokens per pass
@@ -153,8 +160,8 @@ plt.show()
 # %% [markdown]
 # ## A quick timing (the full benchmark: `python -m speckata.bench verify`)
 #
-# B = 64 rows over a vocabulary of 8,000, float32: the batched verifier against a Python loop of
-# exercise 07 over the rows. The batched time hardly moves with γ: it samples one row per batch
+# B = 64 rows over a vocabulary of 8,000, float32: your batched verifier against a Python loop of
+# exercise 07 (the reference) over the rows. The batched time hardly moves with γ: it samples one row per batch
 # element whatever γ is. Times vary from run to run on a shared machine; the ratios are the point.
 
 # %%
@@ -186,8 +193,9 @@ def loop_call(g_len):
     t_probs, d_probs, d_tokens = inputs[g_len]
     return lambda: [speculative_decode_step(d_probs[b], t_probs[b], d_tokens[b], gen) for b in range(64)]
 
-batched_ms = fastest({g_len: batched_call(g_len) for g_len in inputs}, repeats=40)
-loop_ms = fastest({g_len: loop_call(g_len) for g_len in inputs}, repeats=4)
-for g_len in inputs:
-    print(f"γ = {g_len:>2}: batched {batched_ms[g_len]:6.2f} ms, loop of exercise 07 {loop_ms[g_len]:7.1f} ms, "
-          f"ratio {loop_ms[g_len] / batched_ms[g_len]:5.1f}x")
+with learner.until_written():
+    batched_ms = fastest({g_len: batched_call(g_len) for g_len in inputs}, repeats=40)
+    loop_ms = fastest({g_len: loop_call(g_len) for g_len in inputs}, repeats=4)
+    for g_len in inputs:
+        print(f"γ = {g_len:>2}: {learner.whose()} batched {batched_ms[g_len]:6.2f} ms, loop of exercise 07 "
+              f"{loop_ms[g_len]:7.1f} ms, ratio {loop_ms[g_len] / batched_ms[g_len]:5.1f}x")

@@ -18,10 +18,12 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+import learner
 from speckata.manifest import repo_root
-from speckata.real.graded import graded_function
 
-ngram_draft = graded_function("ex13_ngram_draft", "ngram_draft")  # the reference solution
+# Yours, from exercises/ex13_ngram_draft.py: "not written yet" (with the expected values) while it
+# is the stub. Save your file, then run the cells again.
+ngram_draft = learner.yours("ex13_ngram_draft", "ngram_draft")
 
 
 def words_to_ids(text):
@@ -33,19 +35,26 @@ def words_to_ids(text):
 # ## The lookup, one size at a time
 #
 # Longest n-gram first; for each size, the most recent earlier occurrence of the context's last
-# m tokens; copy what followed it.
+# m tokens; copy what followed it. On the words below (numbered from 0), the context ends with
+# "sat on the":
+#
+# | m | suffix | earlier occurrences start at | proposal |
+# |---|---|---|---|
+# | 3 | sat on the | 2 | copy from 5: mat . later the |
+# | 2 | on the | 3 | (not needed when n = 3: m = 3 already matched) |
+# | 1 | the | 0, 4, 8 | most recent 8, copy from 9: cat sat on the (the answer when n = 1) |
+#
+# In `[1, 2, 3, 1, 2, 3, 1]` with n = 2 the suffix [3, 1] last occurred at 2, so the copy starts
+# at 4 and, once it reaches the context's end, goes on copying the tokens it has just proposed.
 
 # %%
 text = "the cat sat on the mat . later the cat sat on the"
 ids, vocab = words_to_ids(text)
-for m in (3, 2, 1):
-    suffix = ids[-m:]
-    starts = [s for s in range(len(ids) - m) if ids[s:s + m] == suffix]
-    print(f"m = {m}: suffix {[vocab[t] for t in suffix]} earlier at {starts}"
-          + (f" -> most recent {max(starts)}, copy from {max(starts) + m}" if starts else ""))
-print("proposal, n = 3:", [vocab[t] for t in ngram_draft(ids, 3, 4)])
-print("proposal, n = 1:", [vocab[t] for t in ngram_draft(ids, 1, 4)])
-print("overlapping:    ", ngram_draft([1, 2, 3, 1, 2, 3, 1], 2, 6))
+print(" ".join(f"{i}:{word}" for i, word in enumerate(text.split())))
+print()
+learner.compare(lambda: [vocab[t] for t in ngram_draft(ids, 3, 4)], ["mat", ".", "later", "the"])
+learner.compare(lambda: [vocab[t] for t in ngram_draft(ids, 1, 4)], ["cat", "sat", "on", "the"])
+learner.compare(lambda: ngram_draft([1, 2, 3, 1, 2, 3, 1], 2, 6), [2, 3, 1, 2, 3, 1])
 
 # %% [markdown]
 # ## Tokens per pass, simulated
@@ -80,10 +89,11 @@ def passes_for(sequence, start, gamma, n=3):
 copy_start = len(words_to_ids("please copy : " + paragraph + " . copy :")[0])
 free_start = 3
 gammas = range(1, 11)
-for name, seq, start in (("copying", copy_prompt, copy_start), ("free text", free_prompt, free_start)):
-    per_pass = [(len(seq) - start) / passes_for(seq, start, g) for g in gammas]
-    print(f"{name:>9}: tokens per pass for γ = 1..10:", [round(x, 2) for x in per_pass])
-    plt.plot(list(gammas), per_pass, marker="o", label=name)
+with learner.until_written():
+    for name, seq, start in (("copying", copy_prompt, copy_start), ("free text", free_prompt, free_start)):
+        per_pass = [(len(seq) - start) / passes_for(seq, start, g) for g in gammas]
+        print(f"{name:>9}: tokens per pass for γ = 1..10:", [round(x, 2) for x in per_pass])
+        plt.plot(list(gammas), per_pass, marker="o", label=name)
 plt.xlabel("γ (most tokens proposed)")
 plt.ylabel("tokens per target pass")
 plt.legend()
