@@ -128,20 +128,23 @@ def test_gamma_zero_samples_one_token_from_p0(q_empty):
 
 # Task 4: the residuals with no mass ---------------------------------------------------------------
 
-# p[0] = q[0]: p_1 = 1; p[1] and q[1] differ by 1e-13 only, so Z_1 is rounding noise and h_1 = 0.
-P4 = [[0.5, 0.5], [0.5, 0.5], [0.3, 0.7]]
+# p_1 = 1 after draft 0; p[1] and q[1] differ by 1e-13 only, so Z_1 is rounding noise and h_1 = 0,
+# and h_2 = p_2 = 1 - 2e-13, which η_2 = 1 - 1e-14 fails.
 Q4 = [[0.5, 0.5], [0.5 + 1e-13, 0.5 - 1e-13]]
+NOISE_STREAM = [0.5, 1 - 1e-14, 0.7]
 
 
 @pytest.mark.task(4)
 def test_a_position_without_residual_mass_is_never_tau():
-    check_case(P4, Q4, [0, 1], [0.5, 0.999, 0.7], "Z_1 = 1e-13 (h_1 = 0, never Z_1 / (Z_1 + 1 − p_1) = 1)")
+    p = [[0.6, 0.4], [0.5, 0.5], [0.3, 0.7]]
+    what = "Z_1 = 1e-13 (h_1 = 0, not Z_1 / (Z_1 + 1 − p_1) = 1): τ = 0, residual [0.1, 0]"
+    assert check_case(p, Q4, [0, 0], NOISE_STREAM, what) == [0]
 
 
 @pytest.mark.task(4)
 def test_a_residual_with_no_mass_samples_from_p():
-    # η_2 = 1 - 1e-14 fails h_2 = p_2 = 1 - 2e-13, so τ = 0, where max(p[0] - q[0], 0) is all zeros
-    assert check_case(P4, Q4, [0, 0], [0.5, 1 - 1e-14, 0.7], "τ = 0 with the residual max(p[0] − q[0], 0) all zeros") == [1]
+    p = [[0.5, 0.5], [0.5, 0.5], [0.3, 0.7]]  # p[0] = q[0]: at τ = 0, max(p[0] − q[0], 0) is all zeros
+    assert check_case(p, Q4, [0, 0], NOISE_STREAM, "τ = 0 with the residual max(p[0] − q[0], 0) all zeros") == [1]
 
 
 # Task 5: inputs and outputs -----------------------------------------------------------------------
@@ -247,7 +250,7 @@ def test_gamma_zero_keeps_nothing():
 
 @pytest.mark.task(8)
 def test_a_token_the_draft_never_proposes_counts_for_nothing():
-    p = [[0.5, 0.3, 0.2]] * 3
+    p = [[0.5, 0.5, 0.0], [0.5, 0.0, 0.5], [0.3, 0.3, 0.4]]  # 0/0 and 0.5/0 where q gives no mass
     q = [[0.6, 0.4, 0.0], [0.0, 0.5, 0.5]]
     for rule in ("token", "block"):
         check_expected(p, q, rule, "rows where q gives a token no mass")

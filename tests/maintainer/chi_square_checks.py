@@ -18,6 +18,7 @@ from tests import test_06_exactness_proof as ex06
 from tests import test_08_batched_verifier as ex08
 from tests import test_10_speculative_generate as ex10
 from tests import test_12_cross_tokenizer as ex12
+from tests import test_14_block_verification as ex14
 from tests import test_15_multi_candidate as ex15
 from tests import test_16_top_k_drafts as ex16
 from tests.reference.ex05_reference import reference_warp
@@ -76,4 +77,6 @@ CHECKS = [
     ChiSquareCheck("15-multi-candidate", "test_without_replacement_emitted_token_is_distributed_as_p",
                    "verify_candidates_without_replacement",
                    ex15.STAT_ALPHA, lambda verify: ex15.emitted_chi_square(verify, ex15.WITHOUT)[1]),
+    ChiSquareCheck("14-block-verification", "test_emitted_blocks_follow_the_exact_law", "block_verify",
+                   ex14.STAT_ALPHA, lambda verify: ex14.sim.joint_chi_square(verify)[2]),
 ]
