@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from speckata.cli import check, codes, hint, overview, reset, solution, watch
+from speckata.cli import check, codes, hint, new, overview, reset, solution, watch
 from speckata.cli.arguments import build_parser
 from speckata.cli.workspace import UsageProblem, open_workspace
 
@@ -22,6 +22,7 @@ COMMANDS = {
     "watch": watch.run,
     "reset": reset.run,
     "solution": solution.run,
+    "new": new.run,
 }
 
 

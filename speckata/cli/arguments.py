@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from speckata.cli import new
 from speckata.cli.codes import EXIT_CODES_HELP
 
 DESCRIPTION = """The learner's tool for speckata: progress, checks, hints, watch mode.
@@ -68,4 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
     solution = commands.add_parser("solution", parents=[grading], help="the reference solution, once solved")
     solution.add_argument("id", help="exercise id or number")
     solution.add_argument("--force", action="store_true", help="show it even if the exercise is not solved")
+
+    new.add_parser(commands)  # maintainers only: the exercise scaffold (speckata/cli/new.py)
     return parser
