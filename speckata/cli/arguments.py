@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     grading = grading_options()
 
-    commands.add_parser("status", parents=[grading], help="progress and the next exercise (the default)")
+    status = commands.add_parser("status", parents=[grading], help="progress and the next exercise (the default)")
+    status.add_argument("--markdown", action="store_true",
+                        help="print the progress table as Markdown (for a job summary; see .github/workflows/grade.yml)")
+    status.add_argument("--report", metavar="PATH", default=None,
+                        help="with --markdown: the states a grading run wrote (pytest --report-json=PATH)")
     commands.add_parser("list", parents=[grading], help="every exercise with its state and difficulty")
 
     check = commands.add_parser(

@@ -6,7 +6,7 @@ and is graded by `kata check`, never here (see speckata/cli/progress.py).
 
 from __future__ import annotations
 
-from speckata.cli import codes
+from speckata.cli import codes, progress_table
 from speckata.cli.display import exercise_card, progress_bar
 from speckata.cli.prerequisites import describe
 from speckata.cli.progress import UNGRADED, all_states, next_exercise
@@ -21,6 +21,8 @@ def headline(ws, states: dict[str, str]) -> str:
 
 
 def status(ws, args) -> int:
+    if getattr(args, "markdown", False):  # `kata status --markdown`: the table for a job summary
+        return progress_table.print_markdown(ws, args)
     states = all_states(ws)
     print(ws.palette.bold(headline(ws, states)))
     print()
