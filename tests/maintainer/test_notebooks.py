@@ -22,7 +22,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CODE_VARIABLE = "SPECKATA_NOTEBOOK_CODE"  # notebooks/learner.py reads it; the default is exercises/
 # The worked-example notebooks that run the reader's own function (issue 11 §2). The others still
 # import solutions/ directly; move each here once it uses notebooks/learner.py.
-RUNS_YOUR_CODE = ("01-speculative-step", "08-batched-verifier", "10-speculative-generate", "13-ngram-draft")
+RUNS_YOUR_CODE = ("01-speculative-step", "08-batched-verifier", "10-speculative-generate", "13-ngram-draft",
+                  "16-top-k-drafts", "17-typical-acceptance")
 
 
 def execute(path, monkeypatch, folder: str):
