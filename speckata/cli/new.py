@@ -15,7 +15,6 @@ passed the solutions or mutant gate would prove nothing.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import keyword
 import re
@@ -85,7 +84,7 @@ def existing_exercises(root: Path) -> list[dict]:
 def checked_id(root: Path, exercise_id: str, exercises: list[dict]) -> str:
     if not ID_PATTERN.fullmatch(exercise_id):
         raise UsageProblem(f"new: {exercise_id!r} is not an exercise id: write NN-some-name (two digits, then "
-                           "lowercase words joined by '-'), e.g. 14-block-verify")
+                           "lowercase words joined by '-'), like 01-speculative-step")
     for entry in exercises:
         if entry["id"] == exercise_id:
             raise UsageProblem(f"new: {exercise_id} is already in {MANIFEST}")
@@ -175,17 +174,12 @@ def with_ladder_row(readme: str, values: dict[str, str]) -> str | None:
     return "\n".join(lines)
 
 
-def unexecuted_notebook(root: Path, source: str) -> str | None:
-    """The notebook built from ``source`` by notebooks/build.py's own parser, not executed yet."""
-    build_script = root / "notebooks" / "build.py"
-    if not build_script.is_file():
-        return None
-    spec = importlib.util.spec_from_file_location("speckata_notebook_build", build_script)
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    notebook = build.nbformat.v4.new_notebook(cells=build.parse_cells(source))
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return build.nbformat.writes(notebook) + "\n"
+def unexecuted_notebook(source: str) -> str:
+    """The notebook of ``source`` (percent format) as jupytext pairs them, not executed yet: the build
+    (notebooks/build.py) executes it once the solution exists, and the notebook gate asks for that."""
+    import jupytext  # a dependency of the notebooks; imports nbformat (1-4 s), so only when it is needed
+
+    return jupytext.writes(jupytext.reads(source, fmt="py:percent"), fmt="ipynb")
 
 
 def planned_files(root: Path, values: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -197,9 +191,8 @@ def planned_files(root: Path, values: dict[str, str]) -> dict[str, tuple[str, st
     if taken:
         raise UsageProblem(f"new: {', '.join(taken)} already exist{'s' if len(taken) == 1 else ''}; "
                            "kata new never overwrites a file")
-    notebook = unexecuted_notebook(root, files[render("notebooks/sources/{{id}}.py", values)][0])  # nbformat: 1-4 s
-    if notebook is not None:
-        files[render(NOTEBOOK, values)] = (notebook, "the notebook, unexecuted until its build")
+    notebook = unexecuted_notebook(files[render("notebooks/sources/{{id}}.py", values)][0])
+    files[render(NOTEBOOK, values)] = (notebook, "the notebook, unexecuted until its build")
     return files
 
 

@@ -75,7 +75,8 @@ def written_to_the_real_repository() -> list[str]:
 
 @pytest.fixture(scope="module")
 def created(tmp_path_factory):
-    """A copy of the repository in which `kata new` wrote two exercises; (copy, the two runs)."""
+    """A copy of the repository in which `kata new` wrote two exercises: (copy, the two runs, the gates'
+    failures before them)."""
     copy = tmp_path_factory.mktemp("kata-new") / "repo"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".ipynb_checkpoints")
     for name in COPIED:
@@ -112,8 +113,7 @@ def test_new_writes_every_piece_and_says_what_to_do_next(created):
 
 def test_the_new_exercises_pass_the_shape_gate_of_the_copy(created):
     copy, _, failed_before = created
-    gates = [gate.format(id=ident) for ident in (ONE, TWO) for gate in PER_EXERCISE_GATES
-             if (copy / gate.split("::")[0]).is_file()]
+    gates = [gate.format(id=ident) for ident in (ONE, TWO) for gate in PER_EXERCISE_GATES]
     failed = failed_gates(copy, *WHOLE_TREE_GATES, *gates)
     assert failed <= failed_before, f"failing since kata new: {sorted(failed - failed_before)}"
 
@@ -150,6 +150,17 @@ def test_refusals_exit_2_and_write_nothing(created, args, says):
     assert run.returncode == 2 and says in run.stderr, shown(run)
     assert {path: path.read_text() for path in before} == before
     assert sorted(str(p) for p in copy.rglob("*") if "__pycache__" not in p.parts) == files
+
+
+def test_a_number_used_by_files_outside_the_manifest_is_taken(created):
+    copy, _, _ = created
+    stray = copy / "solutions" / f"ex{NEXT + 2:02d}_work_in_progress.py"
+    stray.write_text("")
+    try:
+        run = kata_new(copy, f"{NEXT + 2:02d}-fresh", "Fresh")
+        assert run.returncode == 2 and f"is taken by solutions/{stray.name}" in run.stderr, shown(run)
+    finally:
+        stray.unlink()
 
 
 def test_an_existing_file_is_never_overwritten(created):
