@@ -48,9 +48,8 @@ def load(path: Path, module_name: str):
     """Import ``path`` afresh (so an edit shows on re-running the cell), its folder first on sys.path."""
     folder = str(path.parent)
     sys.path.insert(0, folder)
+    forget_exercise_modules()  # your file may import an earlier one of yours: take that afresh too
     try:
-        for name in [n for n in sys.modules if n.startswith("ex") and n[2:4].isdigit()]:
-            del sys.modules[name]  # your file may import an earlier one of yours: take that afresh too
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
@@ -58,6 +57,14 @@ def load(path: Path, module_name: str):
         return module
     finally:
         sys.path.remove(folder)
+        # Leave no exNN_ module behind: a later plain import (say, the benchmark importing the
+        # reference from solutions/) must not be handed this folder's copy.
+        forget_exercise_modules()
+
+
+def forget_exercise_modules() -> None:
+    for name in [n for n in sys.modules if n.startswith("ex") and n[2:4].isdigit()]:
+        del sys.modules[name]
 
 
 def yours(module: str, name: str):
