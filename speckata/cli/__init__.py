@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from speckata.cli import check, codes, hint, new, overview, reset, solution, watch
+from speckata.cli import check, codes, docs, hint, new, overview, reset, solution, watch
 from speckata.cli.arguments import build_parser
 from speckata.cli.workspace import UsageProblem, open_workspace
 
@@ -23,6 +23,7 @@ COMMANDS = {
     "reset": reset.run,
     "solution": solution.run,
     "new": new.run,
+    "docs": docs.run,
 }
 
 

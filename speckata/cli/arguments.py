@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from speckata.cli import new
+from speckata.cli import docs, new
 from speckata.cli.codes import EXIT_CODES_HELP
 
 DESCRIPTION = """The learner's tool for speckata: progress, checks, hints, watch mode.
@@ -75,4 +75,5 @@ def build_parser() -> argparse.ArgumentParser:
     solution.add_argument("--force", action="store_true", help="show it even if the exercise is not solved")
 
     new.add_parser(commands)  # maintainers only: the exercise scaffold (speckata/cli/new.py)
+    docs.add_parser(commands)  # the theory as a site (speckata/cli/docs.py)
     return parser

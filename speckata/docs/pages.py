@@ -1,0 +1,113 @@
+"""The site's pages, laid out for MkDocs from the repository's own files, and its navigation.
+
+Nothing here is written by hand for the site: the theory pages are copied as they are, each
+exercise's text is its stub's docstring, the notebooks are the committed ones (with their
+outputs; nothing is executed), and the order is the manifest's ladder. `stage` writes them into
+the docs folder (build/site-src, git-ignored) and returns the navigation; an exercise whose
+theory page or notebook is missing keeps its entry, so the strict build fails naming the page.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from pathlib import Path
+
+from speckata.manifest import Exercise, load_manifest
+
+ASSETS = Path(__file__).with_name("assets")  # the vendored KaTeX and its start-up script
+
+
+def theory_page(exercise: Exercise) -> str:
+    return f"theory/{exercise.id}.md"
+
+
+def exercise_page(exercise: Exercise) -> str:
+    return f"exercises/{exercise.id}.md"
+
+
+def notebook_page(exercise: Exercise) -> str:
+    return f"notebooks/{exercise.id}.ipynb"
+
+
+def exercise_text(root: Path, exercise: Exercise) -> str:
+    """The exercise's page: its stub's docstring, as the learner reads it in the editor."""
+    stub = root / "exercises" / exercise.file
+    text = ast.get_docstring(ast.parse(stub.read_text())) or ""
+    return "\n".join([
+        f"# {exercise.id}: {exercise.title}", "",
+        f"{exercise.difficulty.capitalize()}, {exercise.track} track. "
+        f"[Theory](../{theory_page(exercise)}) · [Notebook](../{notebook_page(exercise)})", "",
+        f"You write `{', '.join(exercise.functions)}` in `exercises/{exercise.file}`; "
+        f"check it with `kata check {exercise.id}`. The exercise text, as in the file:", "",
+        "```text", text, "```", "",
+    ])
+
+
+def home_page(root: Path) -> str:
+    """The README's introduction, then the ladder with a link to each page."""
+    readme = (root / "README.md").read_text()
+    introduction = readme.split("\n## ", 1)[0].strip()
+    lines = [introduction, "", "## The ladder", "",
+             "In the order the kata is meant to be done (`speckata/manifest.toml`).", "",
+             "| | exercise | track | read | write | see |", "|---|---|---|---|---|---|"]
+    for exercise in load_manifest():
+        lines.append(f"| {exercise.number} | {exercise.title} | {exercise.track} | "
+                     f"[theory]({theory_page(exercise)}) | [exercise]({exercise_page(exercise)}) | "
+                     f"[notebook]({notebook_page(exercise)}) |")
+    return "\n".join(lines) + "\n"
+
+
+def expected_files(root: Path) -> dict[str, bytes]:
+    """Every file of the docs folder, by its path there: what exists of each exercise's pieces."""
+    files = {"index.md": home_page(root).encode()}
+    for exercise in load_manifest():
+        files[exercise_page(exercise)] = exercise_text(root, exercise).encode()
+        for page, source in ((theory_page(exercise), root / exercise.theory),
+                             (notebook_page(exercise), root / exercise.notebook)):
+            if source.is_file():
+                files[page] = source.read_bytes()
+    for asset in ASSETS.rglob("*"):
+        if asset.is_file() and asset.name != "README.md":  # the vendoring note is not a page
+            files[f"assets/{asset.relative_to(ASSETS).as_posix()}"] = asset.read_bytes()
+    return files
+
+
+def stage(root: Path, docs_dir: Path) -> None:
+    """Make docs_dir hold exactly the expected files, writing only those that changed.
+
+    Unchanged files are left alone, so `mkdocs serve` (which watches docs_dir) does not rebuild
+    in a loop when the hook stages again.
+    """
+    files = expected_files(root)
+    for path, content in files.items():
+        target = docs_dir / path
+        if not target.is_file() or target.read_bytes() != content:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+    for existing in sorted(docs_dir.rglob("*"), reverse=True):  # files first, then emptied folders
+        relative = existing.relative_to(docs_dir).as_posix()
+        if existing.is_file() and relative not in files:
+            existing.unlink()
+        elif existing.is_dir() and not any(existing.iterdir()):
+            shutil.rmtree(existing)
+
+
+def navigation() -> list:
+    """Home, then one section per track in ladder order, one entry per exercise with its three pages."""
+    nav: list = [{"Home": "index.md"}]
+    tracks: dict[str, list] = {}
+    for exercise in load_manifest():
+        tracks.setdefault(exercise.track, []).append({f"{exercise.number} {short_title(exercise)}": [
+            {"Theory": theory_page(exercise)},
+            {"Exercise": exercise_page(exercise)},
+            {"Notebook": notebook_page(exercise)},
+        ]})
+    nav += [{f"{track} track": entries} for track, entries in tracks.items()]
+    return nav
+
+
+def short_title(exercise: Exercise) -> str:
+    """The id's words ("speculative step"): the manifest's titles are sentences, too long for a menu."""
+    return re.sub(r"^\d+-", "", exercise.id).replace("-", " ")
