@@ -40,8 +40,8 @@ def build_site(root: Path) -> tuple[int, float]:
     (root / "build" / "site-src").mkdir(parents=True, exist_ok=True)  # MkDocs checks docs_dir before the hook fills it
     environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's notice about MkDocs 2, once per build
     started = time.monotonic()
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(root / "mkdocs.yml")],
-                         cwd=root, env=environment)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(root / "mkdocs.yml")]
+    run = subprocess.run(command, cwd=root, env=environment)
     return run.returncode, time.monotonic() - started
 
 
