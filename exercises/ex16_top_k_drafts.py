@@ -30,16 +30,26 @@ The random-number contract (the grader replays fixed streams and counts your dra
 rng.random() per tried candidate and one for the final sample (sample draws it), in the order the
 rule visits them. Never draw ahead and never draw a number you do not use.
 
-Task 1: the worked example below.
-Task 2: the accept test: strict; its chance renormalised after each rejection; a candidate with
-    p(x) = 0 is never accepted but its test still draws; candidates are tried in the order given.
-Task 3: any number of candidates: k = 0 is one sample from p; when every token is a candidate,
-    the last one left has chance 1.
-Task 4: nothing left: the 1e-12 fallback to p above.
-Task 5: return a plain Python int; do not modify the inputs (set left[x] = 0 in a copy).
-Task 6: hundreds of random cases (top-k and shuffled candidates) against a reference.
-Task 7: your token is distributed as p (a chi-square test with the draft's top 3 as candidates).
-Task 8: bad input raises ValueError with a message naming the problem; the grader looks for these
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+        the three calls below.
+    Task 2: the accept test
+        strict; its chance renormalised after each rejection; a candidate with p(x) = 0 is never
+        accepted but its test still draws; candidates are tried in the order given.
+    Task 3: how many candidates
+        k = 0 is one sample from p; when every token is a candidate, the last one left has chance 1.
+    Task 4: nothing left
+        the 1e-12 fallback to p above.
+    Task 5: inputs and outputs
+        return a plain Python int; do not modify the inputs (set left[x] = 0 in a copy).
+    Task 6: random cases against the reference
+        hundreds of them, with top-k and shuffled candidates.
+    Task 7: the token is distributed as p
+        a chi-square test with the draft's top 3 as candidates.
+    Task 8: bad input
+        see below.
+
+Bad input raises ValueError with a message naming the problem; the grader looks for these
 phrases: "shape" (p not a non-empty 1-D row, or q of another shape), "out of range" (a candidate
 outside [0, V)), "distinct" (a repeated candidate), "integer" (a candidate such as 1.5), "1-D"
 (candidates that are not a flat sequence), "negative", "NaN", "sum to 1" (a row off by more than

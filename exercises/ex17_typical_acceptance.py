@@ -19,28 +19,25 @@ The rule graded here (the paper's form; the published runs use ε = 0.09, δ = 0
     Medusa keeps the longest accepted prefix of each candidate; for the FIRST emitted token only
     this first decision matters, which is what you compute.
 
-Task 1: the worked example below.
-
-Task 2: typical_threshold(p_row, epsilon=0.09, delta=0.3) -> float
+typical_threshold(p_row, epsilon=0.09, delta=0.3) -> float
     min(ε, δ·exp(−H(p))) as a Python float. Note: Medusa's code takes the entropy as
     −Σ p·log(p + 1e-5); the grader wants the exact entropy above.
 
-Task 3: typical_acceptance_rate(p_row, q_row, epsilon=0.09, delta=0.3) -> float
+typical_acceptance_rate(p_row, q_row, epsilon=0.09, delta=0.3) -> float
     The probability that the proposal is kept: Σ q(x) over the tokens with p(x) > threshold.
 
-Task 4: typical_output_distribution(p_row, q_row, on_reject="greedy", epsilon=0.09, delta=0.3)
+typical_output_distribution(p_row, q_row, on_reject="greedy", epsilon=0.09, delta=0.3)
     -> float64 array of shape (V,): P(first emitted token = x). The two paths of exercise 06:
     the kept proposals deliver q(x)·[p(x) > threshold], and the rest of the mass, 1 − (their
     total), goes to the replacement (one-hot at argmax p for "greedy", p normalised for
     "sample"). Use exactly "kept mass plus (1 − kept total) times the normalised replacement":
     then the result sums to 1 even for rows off by up to 1e-6.
 
-Task 5: total_variation(a, b) -> float: ½·Σ|a(x) − b(x)|, the distance of Task 4's output from p.
-    Tasks 2-5 are graded on generated pairs too, to 1e-12.
+total_variation(a, b) -> float: ½·Σ|a(x) − b(x)|, the distance of the output above from p.
 
-Task 6: return Python floats and float64 arrays; keep the default settings; do not modify inputs.
+Return Python floats and float64 arrays; keep the default settings; do not modify the inputs.
 
-Task 7: bad input raises ValueError with a message containing: "on_reject" (anything but the two
+Bad input raises ValueError with a message containing: "on_reject" (anything but the two
     names above, case-sensitive), "shape" (rows not 1-D, empty, or of different lengths),
     "negative", "NaN", "sum to 1" (a row off by more than 1e-6), "epsilon" / "delta" (a setting
     that is not a finite number >= 0: a string, NaN, inf or a negative number).
@@ -58,6 +55,15 @@ Worked example (theory/17-typical-acceptance.md): H(p) ≈ 0.869 nats, so δ·ex
 >>> sampled = typical_output_distribution(p, q, "sample")
 >>> sampled.round(12).tolist(), round(total_variation(sampled, p), 12)
 ([0.6, 0.35, 0.03, 0.02], 0.15)
+
+Tasks (the grader reports a failure by its task number):
+    Task 1: the worked example
+    Task 2: the threshold
+    Task 3: the accept test and the acceptance rate
+    Task 4: the rejected branch
+    Task 5: generated pairs over a grid of settings
+    Task 6: outputs
+    Task 7: bad input
 
 Check it with:  kata check 17-typical-acceptance   (or: pytest tests/test_17_typical_acceptance.py)
 """
