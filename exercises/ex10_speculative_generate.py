@@ -54,7 +54,9 @@ happen; the output is then the target's greedy decoding, token for token.
 
 You may reuse exercise 01 for step 3: speculative_step(p.numpy(), q, drafts, GeneratorRNG(generator))
 with q a (k, V) float64 array of the q_i follows exactly this rule and these draws (GeneratorRNG is
-in speckata.models.sampling; for k = 0 pass q = numpy.empty((0, V))).
+in speckata.models.sampling; for k = 0 pass q = numpy.empty((0, V))). Import it at the top of
+this file with `from ex01_speculative_step import speculative_step`: the grader imports your
+exercise files from the folder it grades, so this takes your own exercise 01 (solve 01 first).
 
 Bad input: ValueError from check_generation_inputs, whose messages name "prompt", "max_new_tokens",
 "gamma" (must be >= 1), "temperature" or "vocabulary" (target and draft must share one).

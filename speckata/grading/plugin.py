@@ -6,8 +6,10 @@ Loaded before the command line is parsed (``addopts = "-p speckata.grading.plugi
 - "not attempted": a test whose target raises NotImplementedError is not a failure, unless the
   target is the reference (``solutions``), where it is.
 - readable failures: a GradingFailure is shown as its message, with no traceback.
-- a per-test time limit (``--test-timeout``) that learner code cannot catch; once a test of an
-  exercise was stopped, the rest of that exercise is not run again.
+- a per-test time limit (``--test-timeout``) on the grading suites' tests, which learner code
+  cannot catch; once a test of an exercise was stopped, the rest of that exercise is not run again.
+  (The support tests and the maintainer gates run no learner code in-process; the gates bound their
+  own subprocesses.)
 - a run that ends early (learner code ending the process) never exits 0 (completion_guard.py).
 - a summary listing every exercise as solved, failing, not attempted or incomplete.
 - ``--maintainer``: also collect tests/maintainer (the mutant, notebook and shape gates).
@@ -87,6 +89,8 @@ class GradingSession:
                 f"stopped: your code did not return in {self.stopped[exercise]}, so the rest of "
                 f"{exercise} was not run"
             )
+        if exercise is None:  # a support test or a gate: no learner code to stop (gates bound their subprocesses)
+            return (yield)
         with time_limit(self.config.getoption("--test-timeout"), lambda message: self.hard_stop(item, message)):
             return (yield)
 

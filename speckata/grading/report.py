@@ -21,6 +21,13 @@ def _message(report) -> str:
     return str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
 
 
+def unsolved_prerequisites(exercise, states: dict[str, str]) -> list[str]:
+    """The earlier exercises a failing one imports that this run saw unsolved (the likelier culprit)."""
+    if states[exercise.id] != S.FAILING:
+        return []
+    return [r for r in exercise.requires if states.get(r) not in (S.SOLVED, S.NOT_RUN)]
+
+
 class GradingRecord:
     def __init__(self):
         self.exercise_of: dict[str, str] = {}  # test node id -> exercise id
@@ -95,6 +102,9 @@ class GradingRecord:
             if exercise.id in stopped:
                 notes.append(f"  note: {exercise.id} was stopped: your code did not return in "
                              f"{stopped[exercise.id]}; its later tests were not run")
+            elif unsolved_prerequisites(exercise, states):
+                first = unsolved_prerequisites(exercise, states)[0]
+                notes.append(f"  note: {exercise.id} uses {first}, which is not solved here: solve {first[:2]} first")
             elif S.is_partly_written(outcomes):
                 notes.append(f"  note: {exercise.id} is partly written: some tests still raise NotImplementedError")
             elif states[exercise.id] == S.INCOMPLETE:
