@@ -12,7 +12,8 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex02_reference import acceptance_probability, total_variation
-from tests.shared.cases import PAIR_STYLES as STYLES, random_pair
+from tests.shared.cases import PAIR_STYLES as STYLES
+from tests.shared.cases import random_pair
 
 EXERCISE = "02-acceptance-rate"
 TOLERANCE = 1e-12

@@ -216,7 +216,7 @@ def test_generated_steps_match_the_reference(vocab):
 STAT_TARGET = np.array([[2.0, 1.6, 1.0, 0.3, -0.2, -1.5], [0.0, 0.5, 1.0, 0.0, -1.0, 0.2]])
 STAT_DRAFT = np.array([[1.0, 2.1, 0.4, 0.9, -0.5, 0.2]])
 STAT_SETTINGS = {"temperature": 1.5, "top_k": 4}
-STAT_RUNS = 10_000
+STAT_RUNS = 3_000
 STAT_SEED = 5050
 STAT_ALPHA = 1e-3
 
@@ -241,7 +241,7 @@ def test_first_token_follows_the_warped_target():
     """Chi-square goodness of fit of the first emitted token against warp(target)[0].
 
     Statistic: Pearson's chi-square over the 4 tokens the warped target allows (3 degrees of
-    freedom); a token outside them fails at once. 10,000 runs, temperature 1.5 and top_k = 4 on
+    freedom); a token outside them fails at once. 3,000 runs, temperature 1.5 and top_k = 4 on
     both sides, drafts sampled from the warped draft, fixed seed. Threshold: fail when the
     p-value is below 1e-3. tests/maintainer/test_margins_chi_square.py shows the reference far
     above it and the one-sided-warping mutants (tests/mutants/ex05_sampling_settings.toml) far below.

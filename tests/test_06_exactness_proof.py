@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
-from tests.shared.cases import PAIR_STYLES as STYLES, random_pair
-from tests.shared.statistics import chi_square_test
 from tests.reference.ex06_reference import reference_distribution, simulate_first_tokens
+from tests.shared.cases import PAIR_STYLES as STYLES
+from tests.shared.cases import random_pair
+from tests.shared.statistics import chi_square_test
 
 EXERCISE = "06-exactness-proof"
 TOLERANCE = 1e-12

@@ -38,7 +38,7 @@ def grade(workspace, exercise: Exercise) -> Verdict:
         return Verdict(exercise, MISSING, problem=f"{workspace.shown(path)} does not exist")
     sha256 = file_hash(path)
     started = time.monotonic()
-    run = run_suite(
+    run = getattr(workspace, "suite_runner", run_suite)(  # kata watch sets a warm one (cli/warm_grader.py)
         [str(workspace.root / exercise.tests)], workspace.target, cwd=workspace.root, timeout=workspace.timeout,
         options=[f"--test-timeout={workspace.test_timeout:g}", "-x", "--tb=short"],  # -x: the first failing case
     )

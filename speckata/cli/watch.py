@@ -2,7 +2,9 @@
 
 Changes are found by polling the file's modification time and size (standard library only, so
 it works the same on network drives, WSL and containers, where change events often do not
-arrive). Without an ID, a solved exercise hands over to the next one, as in rustlings.
+arrive). Without an ID, a solved exercise hands over to the next one, as in rustlings. Each
+re-check runs in a child forked from this process, which keeps pytest, numpy and torch loaded
+(cli/warm_grader.py), so a save is graded without the start-up of a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from speckata.cli import codes
+from speckata.cli import codes, warm_grader
 from speckata.cli.check import check_exercise, show_verdict
 from speckata.cli.progress import next_to_check
 from speckata.cli.workspace import find_exercise
@@ -40,9 +42,13 @@ def run(ws, args) -> int:
     exercise, verdict = (fixed, None) if fixed else next_to_check(ws)
     p = ws.palette
     done: set[str] = set()  # solved this session (with --target nothing is recorded to say so)
+    if warm_grader.available():  # re-checks fork from this process instead of starting pytest afresh
+        ws.suite_runner = warm_grader.run_suite_warm
     try:
         while exercise is not None:
             path = ws.learner_file(exercise)
+            if warm_grader.available():
+                warm_grader.warm_up(ws.root / exercise.tests)
             seen = signature(path)  # taken before grading, so a save during grading is not missed
             code = show_verdict(ws, verdict) if verdict else check_exercise(ws, exercise)
             verdict = None

@@ -31,5 +31,5 @@ def forced_batch(patterns: list[str], dtype=torch.float64):
 def random_batch(gen, batch: int, gamma: int, vocab: int, dtype, device="cpu"):
     """(target_probs, draft_probs, draft_tokens) of a random batch, as tensors on ``device``."""
     p, q, drafts = random_verify_batch(gen, batch, gamma, vocab, close_share=0.4)
-    as_tensor = lambda a: torch.tensor(a, dtype=dtype, device=device)  # noqa: E731
+    as_tensor = lambda a: torch.tensor(a, dtype=dtype, device=device)
     return as_tensor(p), as_tensor(q), torch.tensor(drafts, device=device)

@@ -37,7 +37,7 @@ def styled_rows(gen: np.random.Generator, count: int, vocab: int, style: str) ->
 def random_pair(gen: np.random.Generator, vocab: int, style: str) -> tuple[np.ndarray, np.ndarray]:
     """A target row p and a draft row q over ``vocab`` tokens, related as ``style`` (one of
     PAIR_STYLES) says."""
-    one = lambda concentration, sparsity=0.0, size=vocab: random_rows(gen, 1, size, concentration, sparsity)[0]  # noqa: E731
+    one = lambda concentration, sparsity=0.0, size=vocab: random_rows(gen, 1, size, concentration, sparsity)[0]
     if style in ("peaked", "flat"):
         return one(CONCENTRATION[style]), one(CONCENTRATION[style])
     if style == "sparse":

@@ -1,0 +1,113 @@
+"""A warm grader for `kata watch`: re-checks without paying the interpreter's and torch's start-up again.
+
+`kata check` grades in a fresh `python -m pytest` process, which spends most of a short check
+importing pytest, numpy and (for the torch and end-to-end exercises) torch. `kata watch` instead
+imports them once, here, and grades each saved version in a child forked from this process: the
+child inherits the loaded modules, runs pytest in-process, writes the same report file and exits,
+so nothing the learner's code did survives into the next check. The child gets a session of its
+own, so a timeout (or Ctrl-C in the watch) ends it and everything it started.
+
+Learner code and the suites are never imported here: each child imports them afresh (pytest's
+assertion rewriting included), so a saved change is always graded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from speckata.grading.suite_run import SuiteRun, pytest_command, run_suite
+
+POLL_SECONDS = 0.01  # how often the watch looks whether the child has finished
+
+
+def available() -> bool:
+    return hasattr(os, "fork")
+
+
+def warm_up(suite: Path) -> None:
+    """Import what every run of ``suite`` needs before any learner code: pytest, numpy, the grading
+    plugin, and torch when the suite uses it. Nothing here starts a thread pool (no torch op runs),
+    so forking afterwards is safe."""
+    import numpy  # noqa: F401
+    import pytest  # noqa: F401
+
+    import speckata.grading.plugin  # noqa: F401
+
+    if "import torch" in suite.read_text(encoding="utf-8"):
+        import torch  # noqa: F401
+
+
+def run_suite_warm(selection: list[str], target: Path | str, *, options: list[str] = (), timeout: float = 600,
+                   cwd: Path | None = None) -> SuiteRun:
+    """Like speckata.grading.suite_run.run_suite, in a child forked from this warm process."""
+    if not available() or cwd is None:
+        return run_suite(selection, target, options=options, timeout=timeout, cwd=cwd)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="speckata-warm-") as scratch:
+        report_path, output_path = Path(scratch) / "report.json", Path(scratch) / "output.txt"
+        arguments = pytest_command(list(selection), target, report_path, list(options))[3:]  # after `python -m pytest`
+        sys.stdout.flush()
+        sys.stderr.flush()
+        child = os.fork()
+        if child == 0:
+            _run_in_child(arguments, cwd, output_path)
+        returncode = _wait(child, timeout)
+        report = json.loads(report_path.read_text()) if report_path.is_file() else None
+        output = output_path.read_text(errors="replace") if output_path.is_file() else ""
+    return SuiteRun(returncode, report, output, time.monotonic() - started)
+
+
+def _run_in_child(arguments: list[str], cwd: Path, output_path: Path) -> None:
+    code = 4
+    try:
+        os.setsid()
+        output = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.chdir(cwd)
+        import pytest
+
+        code = int(pytest.main(arguments))
+    except BaseException as error:  # noqa: BLE001 - whatever happens, the child must not return into the watch
+        print(f"speckata: the warm grading run broke: {type(error).__name__}: {error}", file=sys.stderr)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait(child: int, timeout: float) -> int | None:
+    """The child's exit code, or None when it ran past ``timeout`` (it and its session are killed)."""
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            pid, status = os.waitpid(child, os.WNOHANG)
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                return 128 - code if code < 0 else code
+            if time.monotonic() > deadline:
+                _kill(child)
+                return None
+            time.sleep(POLL_SECONDS)
+    except BaseException:  # Ctrl-C in the watch: leave nothing running
+        _kill(child)
+        raise
+
+
+def _kill(child: int) -> None:
+    try:
+        os.killpg(child, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(child, 0)
+    except ChildProcessError:
+        pass
