@@ -5,21 +5,22 @@
 # α = 1 − TV(p, q) checked on many random pairs, and how the sampling temperature moves α.
 # Theory: `theory/02-acceptance-rate.md`. Exercise: `exercises/ex02_acceptance_rate.py`.
 #
-# Notation: **p is the target**, **q is the draft**. The cells use the reference solution in
-# `solutions/`; once you have solved the exercise, change `"../solutions"` to `"../exercises"`.
+# Notation: **p is the target**, **q is the draft**. The cells run **your** `acceptance_rate`
+# from `exercises/ex02_acceptance_rate.py` (through `notebooks/learner.py`): while your file is the
+# stub they say "not written yet" beside the expected values; save your file and run them again.
 
 # %%
-import sys
-
 import matplotlib.pyplot as plt
 import numpy as np
 
-sys.path.insert(0, "../solutions")
-from ex02_acceptance_rate import acceptance_rate
+import learner
+
+acceptance_rate = learner.yours("ex02_acceptance_rate", "acceptance_rate")
 
 p = np.array([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])  # target at positions 0 and 1 of exercise 01
 q = np.array([[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]])  # draft at the same positions
-print("alpha per position:", acceptance_rate(p, q).round(6).tolist())
+print("alpha per position")
+learner.compare(lambda: acceptance_rate(p, q).round(6).tolist(), [0.7, 0.8])
 
 # %% [markdown]
 # ## The overlap
@@ -28,13 +29,16 @@ print("alpha per position:", acceptance_rate(p, q).round(6).tolist())
 # total is α; the rest of p (above the shading) is what rejections must supply.
 
 # %%
+alphas = [None, None]  # yours, for the titles
+with learner.until_written():
+    alphas = [acceptance_rate(p[position], q[position]) for position in range(2)]
 tokens = np.arange(3)
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
 for position, ax in enumerate(axes):
     ax.bar(tokens - 0.2, p[position], width=0.4, label="p (target)", alpha=0.6)
     ax.bar(tokens + 0.2, q[position], width=0.4, label="q (draft)", alpha=0.6)
     ax.bar(tokens, np.minimum(p[position], q[position]), width=0.8, fill=False, hatch="//", label="min(p, q)")
-    ax.set_title(f"position {position}: α = {acceptance_rate(p[position], q[position]):.2f}")
+    ax.set_title(f"position {position}" + ("" if alphas[position] is None else f": α = {alphas[position]:.2f}"))
     ax.set_xticks(tokens)
     ax.set_xlabel("token")
 axes[0].set_ylabel("probability")
@@ -52,15 +56,16 @@ gen = np.random.default_rng(2)
 pairs_p = gen.dirichlet(np.full(10, 0.5), size=600)
 mix = gen.random((600, 1))
 pairs_q = mix * pairs_p + (1 - mix) * gen.dirichlet(np.full(10, 0.5), size=600)
-alphas = acceptance_rate(pairs_p, pairs_q)
 tv = 0.5 * np.abs(pairs_p - pairs_q).sum(axis=1)
-print("largest |α − (1 − TV)|:", float(np.abs(alphas - (1 - tv)).max()))
-fig, ax = plt.subplots(figsize=(4, 4))
-ax.scatter(1 - tv, alphas, s=6)
-ax.plot([0, 1], [0, 1], "k--", linewidth=1)
-ax.set_xlabel("1 − TV(p, q)")
-ax.set_ylabel("acceptance_rate(p, q)")
-plt.show()
+with learner.until_written():
+    alphas = acceptance_rate(pairs_p, pairs_q)
+    print("largest |α − (1 − TV)|:", float(np.abs(alphas - (1 - tv)).max()))
+    fig, ax = plt.subplots(figsize=(4, 4))
+    ax.scatter(1 - tv, alphas, s=6)
+    ax.plot([0, 1], [0, 1], "k--", linewidth=1)
+    ax.set_xlabel("1 − TV(p, q)")
+    ax.set_ylabel(f"acceptance_rate(p, q), {learner.whose()}")
+    plt.show()
 
 # %% [markdown]
 # ## Temperature moves α
@@ -76,12 +81,14 @@ def tempered(rows, t):
     return weights / weights.sum(axis=-1, keepdims=True)
 
 temperatures = np.geomspace(0.1, 10, 60)
-fig, ax = plt.subplots(figsize=(6, 3.2))
-for position in range(2):
-    ax.plot(temperatures, [acceptance_rate(tempered(p[position], t), tempered(q[position], t)) for t in temperatures],
-            label=f"position {position}")
-ax.set_xscale("log")
-ax.set_xlabel("temperature T (both sides)")
-ax.set_ylabel("α")
-ax.legend()
-plt.show()
+with learner.until_written():
+    curves = [[acceptance_rate(tempered(p[position], t), tempered(q[position], t)) for t in temperatures]
+              for position in range(2)]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for position, curve in enumerate(curves):
+        ax.plot(temperatures, curve, label=f"position {position}")
+    ax.set_xscale("log")
+    ax.set_xlabel("temperature T (both sides)")
+    ax.set_ylabel("α")
+    ax.legend()
+    plt.show()
