@@ -184,4 +184,5 @@ def test_notebook_page_shows_its_committed_outputs_and_plots(page, server):
     loaded = page.eval_on_selector_all(
         ".jp-OutputArea-output img", "nodes => nodes.map(n => n.complete && n.naturalWidth > 0)")
     assert loaded and all(loaded), f"a plot image did not load: {loaded}"
-    assert "alpha per position: [0.7, 0.8]" in page.locator("article").inner_text()
+    text = page.locator("article").inner_text()
+    assert "alpha per position" in text and "[0.7, 0.8]" in text, "the first cell's committed output is not shown"
