@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from tests import test_06_exactness_proof as ex06
-from tests import test_08_batched_verifier as ex08
 from tests import test_11_distill_draft as ex11
 from tests.maintainer.reference_solutions import solution
+from tests.reference import ex08_checks as ex08
 from tests.reference.ex06_reference import simulate_first_tokens
 from tests.shared.statistics import chi_square_test
 
