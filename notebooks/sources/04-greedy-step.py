@@ -5,23 +5,25 @@
 # cases and finds them identical, whatever uniforms the exact rule draws.
 # Theory: `theory/04-greedy-step.md`. Exercise: `exercises/ex04_greedy_step.py`.
 #
-# Notation: **p is the target**, **q is the draft**. The cells use the reference solutions in
-# `solutions/`; change `"../solutions"` to `"../exercises"` to run your own code.
+# Notation: **p is the target**, **q is the draft**. The cells run **your** `greedy_step` from
+# `exercises/ex04_greedy_step.py` (through `notebooks/learner.py`): while your file is the stub
+# they say "not written yet" beside the expected values; save your file and run them again.
+# Exercise 01's rule comes from its reference solution.
 
 # %%
-import sys
-
 import numpy as np
 
-sys.path.insert(0, "../solutions")
-from ex01_speculative_step import speculative_step
-from ex04_greedy_step import greedy_step
+import learner
+
+greedy_step = learner.yours("ex04_greedy_step", "greedy_step")  # yours
+speculative_step = learner.reference("ex01_speculative_step", "speculative_step")  # exercise 01, the reference
 
 p = np.array([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
 q = np.array([[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]])
-print("argmax p per position:", p.argmax(axis=1).tolist())
-for draft in ([1, 2], [0, 2], [1, 0]):
-    print(f"draft {draft} -> greedy_step gives {greedy_step(p, q, draft)}")
+print("argmax p per position:", p.argmax(axis=1).tolist(), end="\n\n")
+for draft, expected in (([1, 2], [1, 2, 2]), ([0, 2], [1]), ([1, 0], [1, 2])):
+    print(f"greedy_step(p, q, {draft})")
+    learner.compare(lambda: greedy_step(p, q, draft), expected)
 
 # %% [markdown]
 # ## The same as exercise 01 with one-hot rows
@@ -34,16 +36,21 @@ for draft in ([1, 2], [0, 2], [1, 0]):
 def one_hot(tokens, vocab):
     return np.eye(vocab)[list(tokens)].reshape(len(tokens), vocab)
 
+def cases_that_agree(cases):
+    agree = 0
+    for _ in range(cases):
+        gamma = int(gen.integers(0, 6))
+        p_rows = gen.dirichlet(np.ones(vocab), size=gamma + 1)
+        q_rows = gen.dirichlet(np.ones(vocab), size=gamma)
+        draft = [int(gen.choice(vocab, p=row)) for row in q_rows]
+        exact_rule = speculative_step(one_hot(p_rows.argmax(axis=1), vocab), one_hot(draft, vocab), draft, gen)
+        agree += exact_rule == greedy_step(p_rows, q_rows, draft)
+    return agree
+
 gen = np.random.default_rng(4)
-vocab, agree, cases = 6, 0, 2000
-for _ in range(cases):
-    gamma = int(gen.integers(0, 6))
-    p_rows = gen.dirichlet(np.ones(vocab), size=gamma + 1)
-    q_rows = gen.dirichlet(np.ones(vocab), size=gamma)
-    draft = [int(gen.choice(vocab, p=row)) for row in q_rows]
-    exact_rule = speculative_step(one_hot(p_rows.argmax(axis=1), vocab), one_hot(draft, vocab), draft, gen)
-    agree += exact_rule == greedy_step(p_rows, q_rows, draft)
-print(f"{agree} of {cases} random cases agree")
+vocab = 6
+print("random cases, of 2000, where exercise 01 on one-hot rows and greedy_step agree")
+learner.compare(lambda: cases_that_agree(2000), 2000)
 
 # %% [markdown]
 # ## Accepted tokens per step
@@ -55,11 +62,13 @@ print(f"{agree} of {cases} random cases agree")
 
 # %%
 a, gamma, runs = 0.7, 4, 20_000
-lengths = []
-for _ in range(runs):
-    targets = gen.integers(0, vocab, size=gamma + 1)
-    draft = [int(t) if gen.random() < a else int((t + 1) % vocab) for t in targets[:gamma]]
-    p_rows = one_hot(targets, vocab) * 0.5 + 0.5 / vocab  # argmax at the target's choice
-    q_rows = np.full((gamma, vocab), 1 / vocab)
-    lengths.append(len(greedy_step(p_rows, q_rows, draft)))
-print("mean tokens per step:", round(float(np.mean(lengths)), 3), " formula:", round(sum(a**k for k in range(gamma + 1)), 3))
+with learner.until_written():
+    lengths = []
+    for _ in range(runs):
+        targets = gen.integers(0, vocab, size=gamma + 1)
+        draft = [int(t) if gen.random() < a else int((t + 1) % vocab) for t in targets[:gamma]]
+        p_rows = one_hot(targets, vocab) * 0.5 + 0.5 / vocab  # argmax at the target's choice
+        q_rows = np.full((gamma, vocab), 1 / vocab)
+        lengths.append(len(greedy_step(p_rows, q_rows, draft)))
+    print(f"mean tokens per step ({learner.whose()}):", round(float(np.mean(lengths)), 3),
+          " formula:", round(sum(a**k for k in range(gamma + 1)), 3))
