@@ -13,9 +13,18 @@ import pytest
 
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
-from tests.reference.ex05_cases import generated_step_case, generated_warp_case
+from tests.reference.ex05_cases import (
+    STAT_ALPHA,
+    STAT_RUNS,
+    STAT_SEED,
+    STAT_SETTINGS,
+    STAT_TARGET,
+    first_token_counts,
+    generated_step_case,
+    generated_warp_case,
+)
 from tests.reference.ex05_reference import reference_warp
-from tests.reference.ex05_report import CHAIN_NOTE, check_step, check_warp
+from tests.reference.ex05_report import check_step, check_warp
 from tests.shared.statistics import chi_square_test
 
 EXERCISE = "05-sampling-settings"
@@ -212,28 +221,6 @@ def test_generated_steps_match_the_reference(vocab):
 
 
 # Task 6: the output follows the warped target ------------------------------------------------------
-
-STAT_TARGET = np.array([[2.0, 1.6, 1.0, 0.3, -0.2, -1.5], [0.0, 0.5, 1.0, 0.0, -1.0, 0.2]])
-STAT_DRAFT = np.array([[1.0, 2.1, 0.4, 0.9, -0.5, 0.2]])
-STAT_SETTINGS = {"temperature": 1.5, "top_k": 4}
-STAT_RUNS = 3_000
-STAT_SEED = 5050
-STAT_ALPHA = 1e-3
-
-
-def first_token_counts(step_function, runs: int, seed: int) -> np.ndarray:
-    """Drafts sampled from the reference-warped draft (as a draft sampling with these settings would)."""
-    gen = np.random.default_rng(seed)
-    q, _ = reference_warp(STAT_DRAFT, **STAT_SETTINGS)
-    drafts = gen.choice(q.shape[1], size=runs, p=q[0])
-    uniforms = gen.random((runs, 2))
-    counts = np.zeros(q.shape[1], dtype=np.int64)
-    for token, stream in zip(drafts, uniforms):
-        tokens = call_learner(step_function, STAT_TARGET, STAT_DRAFT, [int(token)], ReplayRNG(stream), **STAT_SETTINGS,
-                              case="(statistical test)\n" + CHAIN_NOTE)
-        counts[tokens[0]] += 1
-    return counts
-
 
 @pytest.mark.statistical
 @pytest.mark.task(6)

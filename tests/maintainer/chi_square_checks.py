@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tests import test_01_speculative_step as ex01
-from tests import test_05_sampling_settings as ex05
 from tests import test_06_exactness_proof as ex06
 from tests import test_10_speculative_generate as ex10
 from tests import test_12_cross_tokenizer as ex12
 from tests import test_14_block_verification as ex14
 from tests import test_16_top_k_drafts as ex16
+from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
 from tests.reference import ex15_cases as ex15
 from tests.reference.ex05_reference import reference_warp

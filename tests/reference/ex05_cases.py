@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from speckata import ReplayRNG
+from speckata.grading import call_learner
 from tests.reference.ex05_reference import reference_step, reference_warp
+from tests.reference.ex05_report import CHAIN_NOTE
 
 MARGIN = 1e-9
 
@@ -49,3 +52,27 @@ def generated_step_case(gen: np.random.Generator, vocab: int):
         margin = trace.margin() if trace is not None else np.inf
         if min(closest_p, closest_q, margin) > MARGIN:
             return target, drafts, draft, (uniforms[: trace.draws] if trace is not None else []), settings
+
+
+# The statistical test's case (Task 6): drafts sampled from the warped draft, the first token counted.
+
+STAT_TARGET = np.array([[2.0, 1.6, 1.0, 0.3, -0.2, -1.5], [0.0, 0.5, 1.0, 0.0, -1.0, 0.2]])
+STAT_DRAFT = np.array([[1.0, 2.1, 0.4, 0.9, -0.5, 0.2]])
+STAT_SETTINGS = {"temperature": 1.5, "top_k": 4}
+STAT_RUNS = 3_000
+STAT_SEED = 5050
+STAT_ALPHA = 1e-3
+
+
+def first_token_counts(step_function, runs: int, seed: int) -> np.ndarray:
+    """Drafts sampled from the reference-warped draft (as a draft sampling with these settings would)."""
+    gen = np.random.default_rng(seed)
+    q, _ = reference_warp(STAT_DRAFT, **STAT_SETTINGS)
+    drafts = gen.choice(q.shape[1], size=runs, p=q[0])
+    uniforms = gen.random((runs, 2))
+    counts = np.zeros(q.shape[1], dtype=np.int64)
+    for token, stream in zip(drafts, uniforms):
+        tokens = call_learner(step_function, STAT_TARGET, STAT_DRAFT, [int(token)], ReplayRNG(stream), **STAT_SETTINGS,
+                              case="(statistical test)\n" + CHAIN_NOTE)
+        counts[tokens[0]] += 1
+    return counts
