@@ -70,9 +70,7 @@ def sample_folder(sample: str, tmp_path: Path) -> str:
     return str(folder)
 
 
-# Only the endless loop gets a short per-test limit: a correct solution's 20,000-call statistical
-# test takes seconds, more on a slow or busy machine, so no other sample may depend on speed.
-LOOP_LIMIT = 3
+LOOP_LIMIT = 3  # only for the endless loop: no other sample may depend on the machine's speed
 
 
 @pytest.mark.parametrize("sample", SAMPLE_VERDICTS)
@@ -122,10 +120,8 @@ def test_a_run_that_dies_is_a_grader_error(tmp_path, state_dir):
     assert run.returncode == 4 and "GRADER ERROR" in run.stdout, shown(run)
 
 
-STUBBORN = (
-    "import time\n\ndef speculative_step(p, q, draft, rng):\n    while True:\n"
-    "        try:\n            time.sleep(0.05)\n        except BaseException:\n            pass\n"
-)
+STUBBORN = "import time\n\ndef speculative_step(p, q, draft, rng):\n    while True:\n        try:\n            " \
+           "time.sleep(0.05)\n        except BaseException:\n            pass\n"
 
 
 def stubborn_folder(tmp_path: Path) -> Path:
