@@ -13,11 +13,12 @@ computes its p-value are registered in chi_square_checks.py.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
 from speckata.grading import GradingFailure
-from speckata.manifest import exercise_by_id, repo_root
+from speckata.manifest import exercise_by_id, load_manifest
 from tests.maintainer.chi_square_checks import CHECKS, ChiSquareCheck
 from tests.maintainer.reference_solutions import solution
 from tests.maintainer.test_mutants import load_mutants, materialise
@@ -60,11 +61,11 @@ def test_every_chi_square_test_of_the_suites_is_registered():
     """A suite's test marked statistical whose docstring states a chi-square belongs in CHECKS."""
     registered = {(check.exercise, check.test.split("[")[0]) for check in CHECKS}
     found = set()
-    for path in sorted((repo_root() / "tests").glob("test_*.py")):
-        suite = importlib.import_module(f"tests.{path.stem}")
+    for exercise in load_manifest():
+        suite = importlib.import_module(f"tests.{Path(exercise.tests).stem}")
         for name, test in vars(suite).items():
             marks = {mark.name for mark in getattr(test, "pytestmark", [])}
             if name.startswith("test_") and "statistical" in marks and "chi-square" in (test.__doc__ or "").lower():
-                found.add((suite.EXERCISE, name))
+                found.add((exercise.id, name))
     assert found, "no statistical test found: the marks or this scan are broken"
     assert found <= registered, f"chi-square tests missing from chi_square_checks.CHECKS: {sorted(found - registered)}"
