@@ -6,19 +6,24 @@
 # warping only one side does not. Theory: `theory/05-sampling-settings.md`. Exercise:
 # `exercises/ex05_sampling_settings.py`.
 #
-# Notation: **p is the target**, **q is the draft**. The cells use the reference solutions in
-# `solutions/`; change `"../solutions"` to `"../exercises"` to run your own code.
+# Notation: **p is the target**, **q is the draft**. The cells run **your** `warp` and
+# `speculative_step_from_logits` from `exercises/ex05_sampling_settings.py` (through
+# `notebooks/learner.py`): while your file is the stub they say "not written yet" beside the
+# expected values; save your file and run them again. Exercises 01 and 02 come from their
+# reference solutions.
 
 # %%
-import sys
-
 import matplotlib.pyplot as plt
 import numpy as np
 
-sys.path.insert(0, "../solutions")
-from ex01_speculative_step import speculative_step
-from ex02_acceptance_rate import acceptance_rate
-from ex05_sampling_settings import speculative_step_from_logits, warp
+import learner
+
+# Yours, from exercises/ex05_sampling_settings.py ...
+warp = learner.yours("ex05_sampling_settings", "warp")
+speculative_step_from_logits = learner.yours("ex05_sampling_settings", "speculative_step_from_logits")
+# ... and the earlier exercises this notebook builds on.
+speculative_step = learner.reference("ex01_speculative_step", "speculative_step")
+acceptance_rate = learner.reference("ex02_acceptance_rate", "acceptance_rate")
 
 logits = np.array([2.0, 1.6, 1.0, 0.3, -0.2, -1.5])
 settings = {
@@ -29,16 +34,27 @@ settings = {
     "top_p = 0.8": {"top_p": 0.8},
     "T 0.7, top_k 4, top_p 0.9": {"temperature": 0.7, "top_k": 4, "top_p": 0.9},
 }
+expected_warps = {  # the reference's, rounded to 4 places
+    "temperature 0.5": [0.613, 0.2755, 0.083, 0.0205, 0.0075, 0.0006],
+    "top_k = 3": [0.4906, 0.3289, 0.1805, 0.0, 0.0, 0.0],
+    "top_p = 0.8": [0.4906, 0.3289, 0.1805, 0.0, 0.0, 0.0],
+}
+for name, expected in expected_warps.items():
+    print(f"warp(logits, {', '.join(f'{k}={v}' for k, v in settings[name].items())}), rounded")
+    learner.compare(lambda: warp(logits, **settings[name]).round(4).tolist(), expected)
+
 tokens = np.arange(len(logits))
-fig, ax = plt.subplots(figsize=(8, 3.4))
-width = 0.8 / len(settings)
-for index, (name, kwargs) in enumerate(settings.items()):
-    ax.bar(tokens + (index - len(settings) / 2 + 0.5) * width, warp(logits, **kwargs), width=width, label=name)
-ax.set_xticks(tokens)
-ax.set_xlabel("token")
-ax.set_ylabel("probability")
-ax.legend(fontsize=7)
-plt.show()
+with learner.until_written():
+    warped = {name: warp(logits, **kwargs) for name, kwargs in settings.items()}
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    width = 0.8 / len(settings)
+    for index, (name, probabilities) in enumerate(warped.items()):
+        ax.bar(tokens + (index - len(settings) / 2 + 0.5) * width, probabilities, width=width, label=name)
+    ax.set_xticks(tokens)
+    ax.set_xlabel("token")
+    ax.set_ylabel("probability")
+    ax.legend(fontsize=7)
+    plt.show()
 
 # %% [markdown]
 # ## The acceptance rate under each setting
@@ -49,9 +65,10 @@ plt.show()
 # %%
 target_logits = np.array([[2.0, 1.6, 1.0, 0.3, -0.2, -1.5], [0.0, 0.5, 1.0, 0.0, -1.0, 0.2]])
 draft_logits = np.array([[1.0, 2.1, 0.4, 0.9, -0.5, 0.2]])
-for name, kwargs in settings.items():
-    alpha = acceptance_rate(warp(target_logits[0], **kwargs), warp(draft_logits[0], **kwargs))
-    print(f"{name:<28} α = {alpha:.3f}")
+with learner.until_written():
+    for name, kwargs in settings.items():
+        alpha = acceptance_rate(warp(target_logits[0], **kwargs), warp(draft_logits[0], **kwargs))
+        print(f"{name:<28} α = {alpha:.3f}")
 
 # %% [markdown]
 # ## Both sides, or a biased output
@@ -62,8 +79,6 @@ for name, kwargs in settings.items():
 
 # %%
 kwargs = {"temperature": 1.5, "top_k": 4}
-p = warp(target_logits, **kwargs)
-q = warp(draft_logits, **kwargs)
 
 def only_target_warped(target_logits, draft_logits, draft, rng, **kwargs):  # a bug: never do this
     return speculative_step(warp(target_logits, **kwargs), warp(draft_logits), draft, rng)
@@ -78,21 +93,25 @@ def first_tokens(step, runs=20_000, seed=5):
         counts[step(target_logits, draft_logits, [int(draft)], gen, **kwargs)[0]] += 1
     return counts / runs
 
-results = {
-    "both sides warped": first_tokens(speculative_step_from_logits),
-    "only the target warped": first_tokens(only_target_warped),
-    "only the draft warped": first_tokens(only_draft_warped),
-}
-print("warped target p[0]       ", p[0].round(3).tolist())
-for name, frequencies in results.items():
-    print(f"{name:<25}", frequencies.round(3).tolist(), " TV from p[0]:", round(0.5 * float(np.abs(frequencies - p[0]).sum()), 3))
+with learner.until_written():
+    p = warp(target_logits, **kwargs)
+    q = warp(draft_logits, **kwargs)
+    results = {
+        f"both sides warped ({learner.whose()})": first_tokens(speculative_step_from_logits),
+        "only the target warped": first_tokens(only_target_warped),
+        "only the draft warped": first_tokens(only_draft_warped),
+    }
+    print("warped target p[0]            ", p[0].round(3).tolist())
+    for name, frequencies in results.items():
+        print(f"{name:<30}", frequencies.round(3).tolist(), " TV from p[0]:",
+              round(0.5 * float(np.abs(frequencies - p[0]).sum()), 3))
 
-fig, ax = plt.subplots(figsize=(8, 3.4))
-ax.bar(tokens - 0.3, p[0], width=0.2, color="k", label="warped target p[0]")
-for index, (name, frequencies) in enumerate(results.items()):
-    ax.bar(tokens - 0.1 + 0.2 * index, frequencies, width=0.2, label=name)
-ax.set_xticks(tokens)
-ax.set_xlabel("first emitted token")
-ax.set_ylabel("frequency")
-ax.legend(fontsize=8)
-plt.show()
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    ax.bar(tokens - 0.3, p[0], width=0.2, color="k", label="warped target p[0]")
+    for index, (name, frequencies) in enumerate(results.items()):
+        ax.bar(tokens - 0.1 + 0.2 * index, frequencies, width=0.2, label=name)
+    ax.set_xticks(tokens)
+    ax.set_xlabel("first emitted token")
+    ax.set_ylabel("frequency")
+    ax.legend(fontsize=8)
+    plt.show()
