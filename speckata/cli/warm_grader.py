@@ -13,6 +13,8 @@ assertion rewriting included), so a saved change is always graded.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import os
 import signal
@@ -32,15 +34,28 @@ def available() -> bool:
 
 def warm_up(suite: Path) -> None:
     """Import what every run of ``suite`` needs before any learner code: pytest, numpy, the grading
-    plugin, and torch when the suite uses it. Nothing here starts a thread pool (no torch op runs),
-    so forking afterwards is safe."""
+    plugin, torch when the suite uses it, and the suite's helper modules (its references, reports
+    and case generators; never a test module, which pytest must import and rewrite itself). No
+    torch operation runs here, so no thread pool is started and forking afterwards is safe."""
     import numpy  # noqa: F401
     import pytest  # noqa: F401
 
     import speckata.grading.plugin  # noqa: F401
 
-    if "import torch" in suite.read_text(encoding="utf-8"):
-        import torch  # noqa: F401
+    root = str(suite.parent.parent)
+    if root not in sys.path:  # where the suite's own imports (tests.reference...) are found
+        sys.path.append(root)
+    for module in helper_modules(suite):
+        importlib.import_module(module)
+
+
+def helper_modules(suite: Path) -> list[str]:
+    """The modules ``suite`` imports: torch, numpy, speckata's and tests/'s helpers (not test files)."""
+    tree = ast.parse(suite.read_text(encoding="utf-8"))
+    names = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    names += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+    wanted = ("torch", "numpy", "speckata", "tests")
+    return [name for name in names if name.split(".")[0] in wanted and not name.split(".")[-1].startswith("test_")]
 
 
 def run_suite_warm(selection: list[str], target: Path | str, *, options: list[str] = (), timeout: float = 600,
@@ -52,6 +67,7 @@ def run_suite_warm(selection: list[str], target: Path | str, *, options: list[st
     with tempfile.TemporaryDirectory(prefix="speckata-warm-") as scratch:
         report_path, output_path = Path(scratch) / "report.json", Path(scratch) / "output.txt"
         arguments = pytest_command(list(selection), target, report_path, list(options))[3:]  # after `python -m pytest`
+        arguments += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]  # the plugin is imported here already
         sys.stdout.flush()
         sys.stderr.flush()
         child = os.fork()
