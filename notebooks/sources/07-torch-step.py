@@ -6,16 +6,18 @@
 # a time, shows how the grader replays a generator, and checks the output distribution over many
 # runs. Theory: `theory/07-torch-step.md`. Exercise: `exercises/ex07_torch_step.py`.
 #
-# Notation: **p is the target** (`target_probs`), **q is the draft** (`draft_probs`).
+# Notation: **p is the target** (`target_probs`), **q is the draft** (`draft_probs`). The cells
+# run **your** `speculative_decode_step` from `exercises/ex07_torch_step.py` (through
+# `notebooks/learner.py`): while your file is the stub they say "not written yet" beside the
+# expected values; save your file and run them again.
 
 # %%
-import sys
-
 import matplotlib.pyplot as plt
 import torch
 
-sys.path.insert(0, "../solutions")  # after solving, change to "../exercises" to run your own code
-from ex07_torch_step import speculative_decode_step
+import learner
+
+speculative_decode_step = learner.yours("ex07_torch_step", "speculative_decode_step")
 
 draft_probs = torch.tensor([[0.1, 0.6, 0.1, 0.1, 0.1]])
 target_probs = torch.tensor([[0.1, 0.6, 0.1, 0.1, 0.1], [0.2, 0.2, 0.2, 0.3, 0.1]])
@@ -25,37 +27,35 @@ draft_tokens = torch.tensor([1])
 # ## The decisions, one call at a time
 #
 # The rule makes exactly these calls on the generator: one `torch.rand(())` per accept test, then
-# one `torch.multinomial(..., 1)` for the replacement or the bonus token. `walk` makes them in
-# that order and says what each one decided.
+# one `torch.multinomial(..., 1)` for the replacement or the bonus token. Here are the numbers the
+# two worked examples need: the first uniforms a generator seeded with 0 hands out, and the ratio
+# p/q of the drafted token.
 
 # %%
-def walk(draft_probs, target_probs, draft_tokens, seed, generator=None):
-    generator = generator or torch.Generator().manual_seed(seed)
-    tokens = []
-    for i, x in enumerate(draft_tokens.tolist()):
-        u = torch.rand((), generator=generator)
-        ratio = float(target_probs[i, x] / draft_probs[i, x])
-        if u < min(1.0, ratio):
-            print(f"position {i}: u = {float(u):.4f} < min(1, p/q = {ratio:.4f}): accept token {x}")
-            tokens.append(x)
-            continue
-        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0.0)
-        replacement = int(torch.multinomial(residual / residual.sum(), 1, generator=generator))
-        print(f"position {i}: u = {float(u):.4f} >= min(1, p/q = {ratio:.4f}): reject token {x}")
-        print(f"  replacement from the residual {[round(v, 3) for v in (residual / residual.sum()).tolist()]}: token {replacement}")
-        return tokens + [replacement], i
-    bonus = int(torch.multinomial(target_probs[len(tokens)], 1, generator=generator))
-    print(f"all accepted: bonus token from target_probs[{len(tokens)}] = {[round(v, 3) for v in target_probs[len(tokens)].tolist()]}: token {bonus}")
-    return tokens + [bonus], len(tokens)
-
-print(walk(draft_probs, target_probs, draft_tokens, seed=0))
-print(speculative_decode_step(draft_probs, target_probs, draft_tokens, torch.Generator().manual_seed(0)))
-
-# %%
+generator = torch.Generator().manual_seed(0)
+print("uniforms of seed 0, one torch.rand(()) call each:",
+      [round(float(torch.rand((), generator=generator)), 4) for _ in range(3)])
 rejecting = target_probs.clone()
 rejecting[0] = torch.tensor([0.3, 0.1, 0.2, 0.2, 0.2])
-print(walk(draft_probs, rejecting, draft_tokens, seed=0))
-print(speculative_decode_step(draft_probs, rejecting, draft_tokens, torch.Generator().manual_seed(0)))
+for name, rows in (("target_probs", target_probs), ("rejecting", rejecting)):
+    print(f"{name}: p/q of token 1 at position 0 = {float(rows[0, 1]):.4g} / {float(draft_probs[0, 1]):.4g} "
+          f"= {float(rows[0, 1] / draft_probs[0, 1]):.4f}")
+
+# %% [markdown]
+# - With `target_probs`: u = 0.4963 < min(1, 1) accepts token 1. Every draft is kept, so the
+#   bonus token comes from `torch.multinomial(target_probs[1], 1)`: token 1. Result
+#   `(tensor([1, 1]), 1)`.
+# - With `rejecting`: u = 0.4963 >= min(1, 0.1667) rejects token 1. The replacement comes from the
+#   residual `torch.clamp(p[0] - q[0], min=0)` = [0.2, 0, 0.1, 0.1, 0.1], normalised
+#   [0.4, 0, 0.2, 0.2, 0.2]: token 4. Result `(tensor([4]), 0)`: nothing after a rejection is drawn.
+
+# %%
+def tokens_and_accepted(target_rows):
+    tokens, accepted = speculative_decode_step(draft_probs, target_rows, draft_tokens, torch.Generator().manual_seed(0))
+    return tokens.tolist(), accepted
+
+learner.compare(lambda: tokens_and_accepted(target_probs), ([1, 1], 1))
+learner.compare(lambda: tokens_and_accepted(rejecting), ([4], 0))
 
 # %% [markdown]
 # ## How the grader replays a generator
@@ -64,20 +64,42 @@ print(speculative_decode_step(draft_probs, rejecting, draft_tokens, torch.Genera
 # reference. Afterwards the tokens must agree, and so must the generators' states: a state that
 # differs means a draw too many or too few, even when the tokens happen to agree. Here a longer
 # draft, γ = 4, over a vocabulary of 6, for a few seeds, with a draft that roughly agrees with the
-# target.
+# target. The ratios and each seed's uniforms are below: make the decisions, then compare.
 
 # %%
 gen = torch.Generator().manual_seed(123)
 p = torch.softmax(2 * torch.randn(5, 6, generator=gen), dim=-1)
 q = torch.softmax(p[:4].log() + 0.7 * torch.randn(4, 6, generator=gen), dim=-1)  # a draft that roughly agrees
 drafted = torch.multinomial(q, 1, generator=gen).squeeze(1)
-print("draft tokens:", drafted.tolist(), "\n")
+gamma = len(drafted)
+print("draft tokens:", drafted.tolist())
+print("p/q of each:  ", [round(float(p[i, x] / q[i, x]), 4) for i, x in enumerate(drafted.tolist())])
 for seed in range(3):
-    reference_generator, tested_generator = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
-    expected = walk(q, p, drafted, seed, reference_generator)
+    generator = torch.Generator().manual_seed(seed)
+    print(f"seed {seed} uniforms:", [round(float(torch.rand((), generator=generator)), 4) for _ in range(gamma)])
+print()
+
+
+def advanced_by_the_contract(seed, accepted):
+    """A generator seeded alike, advanced by exactly the calls the contract makes when `accepted` drafts are kept."""
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(min(accepted + 1, gamma)):  # one uniform per accept test
+        torch.rand((), generator=generator)
+    row = p[gamma] if accepted == gamma else torch.clamp(p[accepted] - q[accepted], min=0.0)
+    torch.multinomial(row / row.sum(), 1, generator=generator)  # the replacement or the bonus token
+    return generator
+
+
+def replayed(seed, expected_accepted):
+    """Your tokens and accepted count, and whether your generator ends where the contract's calls leave it."""
+    tested_generator = torch.Generator().manual_seed(seed)
     tokens, accepted = speculative_decode_step(q, p, drafted, tested_generator)
-    same_state = torch.equal(reference_generator.get_state(), tested_generator.get_state())
-    print(f"seed {seed}: solution {tokens.tolist()} ({accepted} accepted), walk {expected[0]}; same generator state: {same_state}\n")
+    same_state = torch.equal(tested_generator.get_state(), advanced_by_the_contract(seed, expected_accepted).get_state())
+    return tokens.tolist(), accepted, same_state
+
+for seed, expected in enumerate([([1, 2], 1), ([0], 0), ([0], 0)]):
+    print(f"seed {seed}: (tokens, accepted, same generator state)")
+    learner.compare(lambda: replayed(seed, expected[1]), (*expected, True))
 
 # %% [markdown]
 # ## Many steps: the first token is distributed as p[0]
@@ -86,6 +108,7 @@ for seed in range(3):
 # generator. Beside the exact rule, the tempting shortcut (resample a rejection from p instead of
 # the residual) gives too much to every token the draft over-proposes (q > p), and too little to
 # the under-proposed tokens with q < α·p (theory/06-exactness-proof.md §3).
+# Until your `speculative_decode_step` is written, only the shortcut runs.
 
 # %%
 def first_token_frequencies(step, runs=10_000, seed=0):
@@ -102,18 +125,23 @@ def shortcut_step(draft_probs, target_probs, draft_tokens, generator):  # biased
         return torch.tensor([x]), 1
     return torch.multinomial(target_probs[0], 1, generator=generator), 0
 
-exact = first_token_frequencies(speculative_decode_step)
 shortcut = first_token_frequencies(shortcut_step)
-print("target p[0]         ", [round(v, 3) for v in p[0].tolist()])
-print("exact rule          ", [round(v, 3) for v in exact.tolist()])
-print("shortcut (biased)   ", [round(v, 3) for v in shortcut.tolist()])
-print("total variation from p[0]: exact", round(0.5 * float((exact - p[0]).abs().sum()), 4),
-      " shortcut", round(0.5 * float((shortcut - p[0]).abs().sum()), 4))
+exact = None
+with learner.until_written():
+    exact = first_token_frequencies(speculative_decode_step)
+print(f"{'target p[0]':<24}", [round(v, 3) for v in p[0].tolist()])
+if exact is not None:
+    print(f"{'exact rule (' + learner.whose() + ')':<24}", [round(v, 3) for v in exact.tolist()])
+print(f"{'shortcut (biased)':<24}", [round(v, 3) for v in shortcut.tolist()])
+distances = {"exact": exact, "shortcut": shortcut}
+print("total variation from p[0]:", ", ".join(f"{name} {round(0.5 * float((frequencies - p[0]).abs().sum()), 4)}"
+                                              for name, frequencies in distances.items() if frequencies is not None))
 
 tokens = torch.arange(6)
 fig, ax = plt.subplots(figsize=(7, 3.2))
 ax.bar(tokens - 0.27, p[0], width=0.27, label="target p[0]")
-ax.bar(tokens, exact, width=0.27, label="exact rule, 10,000 steps")
+if exact is not None:
+    ax.bar(tokens, exact, width=0.27, label=f"{learner.whose()} exact rule, 10,000 steps")
 ax.bar(tokens + 0.27, shortcut, width=0.27, label="shortcut, 10,000 steps")
 ax.set_xticks(tokens.tolist())
 ax.set_xlabel("first emitted token")
