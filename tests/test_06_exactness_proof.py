@@ -160,7 +160,7 @@ def test_lists_and_arrays_give_the_same_and_inputs_are_not_modified():
 
 STAT_P = np.array([0.05, 0.10, 0.15, 0.30, 0.40])
 STAT_Q = np.array([0.40, 0.30, 0.15, 0.10, 0.05])
-STAT_RUNS = 20_000
+STAT_RUNS = 5_000
 STAT_ALPHA = 1e-3
 STAT_SEEDS = {"exact": 6061, "resample_from_target": 6062}
 
@@ -173,7 +173,7 @@ def test_distribution_matches_a_simulation_of_the_rule(rule):
 
     The simulation runs the mechanism itself: for "exact" exercise 01's reference verify step, for
     "resample_from_target" a draft from q, the accept test, and on rejection a sample from p.
-    Statistic: Pearson's chi-square over the 5 tokens (4 degrees of freedom), 20,000 runs, fixed
+    Statistic: Pearson's chi-square over the 5 tokens (4 degrees of freedom), 5,000 runs, fixed
     seed per rule. Threshold: fail when the p-value is below 1e-3. The reference clears it with
     room to spare, and a distribution that is off by the shortcut's bias (TV 0.165 here) fails it
     far below (tests/maintainer/test_margins_chi_square.py, tests/mutants/ex06_exactness_proof.toml).
