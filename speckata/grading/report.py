@@ -38,8 +38,11 @@ class GradingRecord:
         self.tests: list[dict] = []
 
     def expect(self, items) -> None:
+        exercise_of_file: dict = {}
         for item in items:
-            exercise = exercise_for_test_file(item.path)
+            if item.path not in exercise_of_file:  # the manifest lookup once per file, not once per test
+                exercise_of_file[item.path] = exercise_for_test_file(item.path)
+            exercise = exercise_of_file[item.path]
             if exercise:
                 self.exercise_of[item.nodeid] = exercise.id
                 self.expected[exercise.id] = self.expected.get(exercise.id, 0) + 1
