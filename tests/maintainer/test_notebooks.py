@@ -23,8 +23,9 @@ CODE_VARIABLE = "SPECKATA_NOTEBOOK_CODE"  # notebooks/learner.py reads it; the d
 # The worked-example notebooks that run the reader's own function (issue 11 §2): every one of them.
 RUNS_YOUR_CODE = ("01-speculative-step", "02-acceptance-rate", "03-speedup", "04-greedy-step",
                   "05-sampling-settings", "06-exactness-proof", "07-torch-step", "08-batched-verifier",
-                  "09-distillation-loss", "10-speculative-generate", "11-distill-draft", "13-ngram-draft",
-                  "14-block-verification", "15-multi-candidate", "16-top-k-drafts", "17-typical-acceptance")
+                  "09-distillation-loss", "10-speculative-generate", "11-distill-draft", "12-cross-tokenizer",
+                  "13-ngram-draft", "14-block-verification", "15-multi-candidate", "16-top-k-drafts",
+                  "17-typical-acceptance")
 
 
 def execute(path, monkeypatch, folder: str):
