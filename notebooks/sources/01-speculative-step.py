@@ -78,8 +78,9 @@ plt.show()
 #
 # Drafts are sampled from q, as a real draft model would, and each run goes through your
 # exercise-01 rule. For comparison, the same runs with the tempting shortcut (resample a
-# rejection from p instead of the residual) drift towards the draft. Until your
-# `speculative_step` is written, only the shortcut runs.
+# rejection from p instead of the residual) give too much to the tokens the draft over-proposes
+# (here token 0), and too little to those with q < α·p. Until your `speculative_step` is
+# written, only the shortcut runs.
 
 # %%
 def first_tokens(step, runs=20_000, seed=0):
