@@ -120,9 +120,9 @@ print(repr(chars.decode(greedy)))
 # ## Speedup against the theory
 #
 # `speckata.bench.generate.measure` is what `python -m speckata.bench generate` prints (here with
-# fewer tokens, so that the notebook stays quick). It measures the reference decoder. Measured tokens per pass should sit on the
-# formula (1 − α^(γ+1)) / (1 − α); the wall-clock speedup stays under the bound
-# (1 − α^(γ+1)) / ((1 − α)(γc + 1)), by about as much as the verify pass costs more than one
+# fewer tokens, so that the notebook stays quick). It measures the reference decoder. Measured tokens per pass should sit near the
+# formula (1 − α^(γ+1)) / (1 − α) (an estimate, theory/10 §6); the wall-clock speedup stays under the benchmark's
+# `bound` column, (1 − α^(γ+1)) / ((1 − α)(γc + 1)), by about as much as the verify pass costs more than one
 # one-token pass (the last column) and the decoding loop's own Python work.
 
 # %%
