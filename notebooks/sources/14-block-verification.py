@@ -27,24 +27,27 @@ speculative_step = learner.reference("ex01_speculative_step", "speculative_step"
 # ## The toy, step by step
 #
 # p = [1/3, 2/3] and q = [2/3, 1/3] at every position, γ = 2. The weights and stopping weights
-# along three drafts (the rule's steps 1 and 2, computed here from the exercise text):
+# along three drafts (the rule's steps 1 and 2 in the exercise text; work them out, then check
+# your numbers here):
+#
+# | draft | p_1 | h_1 | p_2 = h_2 |
+# |---|---|---|---|
+# | [0, 1] | 1/2 | 0 | 1 |
+# | [0, 0] | 1/2 | 0 | 1/4 |
+# | [1, 0] | 1 | 1 | 1/2 |
+#
+# Draft [0, 1] is kept whole whatever η is (h_2 = 1): the extra token comes from p[2]. Draft [0, 0]
+# with η = (0.1, 0.6) keeps nothing (h = (0, 1/4)) and samples the residual max(p[0] − q[0], 0) =
+# [0, 1/3]: token 1. With η_2 = 0.2 < 1/4 it keeps both. Draft [1, 0] keeps its first token
+# whatever η_1 is (h_1 = 1); with η_2 = 0.6 ≥ 1/2 it stops there, and the residual at position 1,
+# with weight p_1 = 1, is max(p[1] − q[1], 0) = [0, 1/3]: token 1. Every call draws γ + 1 = 3
+# numbers. Your `block_verify` on these streams, beside the expected results:
 
 # %%
 p_row, q_row = np.array([1 / 3, 2 / 3]), np.array([2 / 3, 1 / 3])
 p, q = np.array([p_row] * 3), np.array([q_row] * 2)
-for draft in ([0, 1], [0, 0], [1, 0]):
-    weight_1 = min(p_row[draft[0]] / q_row[draft[0]], 1)
-    surplus = np.maximum(weight_1 * p_row - q_row, 0).sum()
-    h_1 = 0.0 if surplus <= 1e-12 else surplus / (surplus + 1 - weight_1)
-    weight_2 = min(weight_1 * p_row[draft[1]] / q_row[draft[1]], 1)
-    print(f"draft {draft}: p_1 = {weight_1:.3f}, h_1 = {h_1:.3f}, p_2 = h_2 = {weight_2:.3f}")
 
-# %% [markdown]
-# Draft [0, 1] is kept whole whatever η is (h_2 = 1): the extra token comes from p[2]. Draft [0, 0]
-# with η = (0.1, 0.6) keeps nothing (h = (0, 1/4)) and samples the residual max(p[0] − q[0], 0) =
-# [0, 1/3]: token 1. With η_2 = 0.2 < 1/4 it keeps both. Every call draws γ + 1 = 3 numbers.
 
-# %%
 def tokens_and_draws(draft, stream):
     rng = ReplayRNG(stream)
     return block_verify(p, q, draft, rng), rng.draws
@@ -53,6 +56,7 @@ def tokens_and_draws(draft, stream):
 learner.compare(lambda: tokens_and_draws([0, 1], [0.7, 0.3, 0.5]), ([0, 1, 1], 3))
 learner.compare(lambda: tokens_and_draws([0, 0], [0.1, 0.6, 0.5]), ([1], 3))
 learner.compare(lambda: tokens_and_draws([0, 0], [0.1, 0.2, 0.5]), ([0, 0, 1], 3))
+learner.compare(lambda: tokens_and_draws([1, 0], [0.9, 0.6, 0.5]), ([1, 1], 3))
 
 # %% [markdown]
 # ## Expected drafts kept, exactly
