@@ -16,6 +16,7 @@ import torch
 from speckata.grading import GradingFailure, call_learner, expect_value_error
 from tests.reference.ex08_cases import ACCEPT_ROW, BONUS_ROW, Q_ROW, REJECT_ROW, forced_batch, random_batch
 from tests.reference.ex08_checks import (
+    EXERCISE,  # noqa: F401  (the exercise this suite grades)
     STAT_ALPHA,
     STAT_P,
     STAT_ROWS,

@@ -18,6 +18,7 @@ from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, expect_value_error
 from tests.reference import ex14_simulation as sim
 from tests.reference.ex14_cases import (
+    EXERCISE,  # noqa: F401  (the exercise this suite grades)
     RANDOM_CASES,
     block_verify,
     call_step,

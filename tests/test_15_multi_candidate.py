@@ -16,6 +16,7 @@ import pytest
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, expect_value_error
 from tests.reference.ex15_cases import (
+    EXERCISE,  # noqa: F401  (the exercise this suite grades)
     IID,
     WITHOUT,
     acceptance_probability,
