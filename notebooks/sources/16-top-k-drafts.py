@@ -63,7 +63,10 @@ def shortcut(p, candidates, q, rng):  # biased: never use this
     return sample(left, rng)
 
 
-def frequencies(verify, runs=20_000, seed=0):
+RUNS = 20_000
+
+
+def frequencies(verify, runs=RUNS, seed=0):
     gen = np.random.default_rng(seed)
     counts = np.zeros(len(p6))
     for _ in range(runs):
@@ -85,8 +88,8 @@ tokens = np.arange(len(p6))
 fig, ax = plt.subplots(figsize=(7, 3.2))
 ax.bar(tokens - 0.27, p6, width=0.27, label="target p")
 if yours is not None:
-    ax.bar(tokens, yours, width=0.27, label=f"{learner.whose()}, 20,000 runs")
-ax.bar(tokens + 0.27, biased, width=0.27, label="min(1, p/q) shortcut, 20,000 runs")
+    ax.bar(tokens, yours, width=0.27, label=f"{learner.whose()}, {RUNS:,} runs")
+ax.bar(tokens + 0.27, biased, width=0.27, label=f"min(1, p/q) shortcut, {RUNS:,} runs")
 ax.set_xticks(tokens)
 ax.set_xlabel("emitted token")
 ax.set_ylabel("frequency")
@@ -99,10 +102,10 @@ plt.show()
 # A rejected candidate is removed from p, so the final sample is never a candidate: a candidate
 # comes out exactly when one was accepted. Since the token is distributed as p, the acceptance
 # rate of a top-k draft is the target's mass on the draft's top k. Measured with your function
-# for k = 1 to 6, beside that sum:
+# for k = 1 to 6 (2,000 runs each: one standard error is at most 0.011), beside that sum:
 
 # %%
-def acceptance(verify, k, runs=20_000, seed=1):
+def acceptance(verify, k, runs=2_000, seed=1):
     gen = np.random.default_rng(seed)
     candidates = list(np.argsort(-q6, kind="stable")[:k])
     hits = sum(verify(p6, candidates, q6, gen) in candidates for _ in range(runs))
