@@ -124,7 +124,9 @@ def check_kata(words: list[str], env: dict) -> None:
     except SystemExit as stop:
         assert stop.code == 0, f"kata does not accept {args}"
         return
-    if getattr(parsed, "id", None):
+    if parsed.command == "new":  # names an exercise that does not exist yet: only its form is checked
+        assert re.fullmatch(r"(NN|\d\d)-[a-z0-9]+(-[a-z0-9]+)*", parsed.id), f"kata new {parsed.id}: not an id's form"
+    elif getattr(parsed, "id", None):
         try:
             find_exercise(parsed.id)
         except UsageProblem as problem:
