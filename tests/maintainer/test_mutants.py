@@ -8,16 +8,19 @@ errors, not "not attempted"); where the mutant names ``must_fail`` tests, those 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from speckata.grading.suite_run import run_suite
+from speckata.grading.suite_run import SuiteRun, run_suite
 from speckata.manifest import exercise_by_id, repo_root
 
 if sys.version_info >= (3, 11):
@@ -40,6 +43,8 @@ def load_mutants():
 def materialise(exercise_id: str, mutant: dict, folder: Path) -> None:
     exercise = exercise_by_id(exercise_id)
     shutil.copytree(repo_root() / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    if not mutant["find"]:  # the unmutated control
+        return
     source_path = folder / exercise.file
     source = source_path.read_text()
     occurrences = source.count(mutant["find"])
@@ -50,10 +55,42 @@ def materialise(exercise_id: str, mutant: dict, folder: Path) -> None:
     source_path.write_text(source.replace(mutant["find"], mutant["replace"]))
 
 
-def block_alarms() -> None:
-    """Worker threads leave SIGALRM (the plugin's per-test time limit) to the main thread."""
+class WarmServer:
+    """One warm grading server (warm_suite_server.py) per worker thread; a fresh run if it is gone."""
+
+    def __init__(self):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.maintainer.warm_suite_server"], cwd=repo_root(), text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+
+    def grade(self, selection: list[str], folder: Path, options: list[str], timeout: float) -> SuiteRun:
+        try:
+            request = {"selection": selection, "target": str(folder), "options": options, "timeout": timeout}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            answer = json.loads(self.process.stdout.readline())
+        except (OSError, ValueError):  # the server died: grade this one the slow way
+            return run_suite(selection, folder, options=options, timeout=timeout)
+        return SuiteRun(answer["returncode"], answer["report"], answer["output"], answer["seconds"])
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+_worker = threading.local()
+_servers: list[WarmServer] = []
+
+
+def start_worker() -> None:
+    """Worker threads leave SIGALRM (the plugin's per-test time limit) to the main thread, and each
+    starts its own warm server."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    _worker.server = WarmServer() if hasattr(os, "fork") else None
+    if _worker.server:
+        _servers.append(_worker.server)
 
 
 def run_mutant(exercise_id: str, mutant: dict, workdir: Path):
@@ -66,22 +103,30 @@ def run_mutant(exercise_id: str, mutant: dict, workdir: Path):
     materialise(exercise_id, mutant, folder)
     suite = exercise_by_id(exercise_id).tests
     selection = [f"{suite}::{name}" for name in mutant.get("must_fail", [])] or [suite, "-x"]
-    run = run_suite(selection, folder, options=["--test-timeout=60"], timeout=600)
+    server = getattr(_worker, "server", None)
+    grade = server.grade if server else lambda *args: run_suite(args[0], args[1], options=args[2], timeout=args[3])
+    run = grade(selection, folder, ["--test-timeout=60"], 600)
     return run.returncode, run.report, run.tail(60)
 
 
 @pytest.fixture(scope="session")
 def mutant_runs(request, tmp_path_factory):
-    """Grade every selected mutant, as many at a time as there are CPUs (each is a subprocess)."""
+    """Grade every selected mutant, as many at a time as there are CPUs (each in a warm server's fork)."""
     selected = [item for item in request.session.items if item.originalname == "test_mutant_is_caught"]
     base = tmp_path_factory.mktemp("mutants")
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, initializer=block_alarms)
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, initializer=start_worker)
     runs = {
         item.callspec.id: pool.submit(run_mutant, *item.callspec.params.values(), base / f"m{index}")
         for index, item in enumerate(selected)
     }
+    controls = [item for item in request.session.items if item.originalname == "test_the_unmutated_reference_passes"]
+    for item in controls:  # the same graders on the reference itself: a failure must come from the mutation
+        exercise_id = item.callspec.params["exercise_id"]
+        runs[f"control:{exercise_id}"] = pool.submit(run_mutant, exercise_id, UNMUTATED, base / f"control-{exercise_id}")
     yield runs
     pool.shutdown(cancel_futures=True)
+    for server in _servers:
+        server.close()
 
 
 @pytest.mark.parametrize("exercise_id, mutant", load_mutants())
@@ -94,6 +139,17 @@ def test_mutant_is_caught(exercise_id, mutant, mutant_runs, request):
     assert failed, f"mutant {mutant['name']} caused no test failure"
     missed = [name for name in mutant.get("must_fail", []) if name not in failed]
     assert not missed, f"mutant {mutant['name']} ({mutant['why']}) passed tests that must catch it: {missed}"
+
+
+UNMUTATED = {"name": "none", "why": "the reference as it is", "find": "", "replace": ""}
+
+
+@pytest.mark.parametrize("exercise_id", sorted({param.values[0] for param in load_mutants()}))
+def test_the_unmutated_reference_passes(exercise_id, mutant_runs):
+    """The control: graded the same way as its mutants (a warm server's fork), the reference passes.
+    So a mutant's failures come from its mutation, never from the way it was graded."""
+    returncode, report, output = mutant_runs[f"control:{exercise_id}"].result()
+    assert returncode == 0 and report["states"][exercise_id] == "solved", f"exit {returncode}\n{output}"
 
 
 def test_every_exercise_has_at_least_three_mutants():
