@@ -204,10 +204,11 @@ def test_prompt_lookup_verification_samples_exactly_p(real):
     same chi-square, showing the test has power here."""
     from speckata.grading import learner_function
     from speckata.models.sampling import draw_uniform, sample_token
-    from speckata.real.lookup import lookup_generate, verify_proposal
+    from speckata.real.lookup import lookup_generate
 
     torch = real["torch"]
     ngram_draft = learner_function("13-ngram-draft", "ngram_draft")
+    verify_proposal = learner_function("12-cross-tokenizer", "verify_proposal")  # the rule the lookup decoder uses
     prompt = prompt_ids(real, 0)  # the copy prompt: after its first words, the lookup proposes the rest
     opening = lookup_generate(real["target"], prompt, 3, 8, torch.Generator().manual_seed(0), 0, 3, drafter=ngram_draft)
     context = prompt + opening.tokens
