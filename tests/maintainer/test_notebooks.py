@@ -125,3 +125,8 @@ def test_notebook_on_untouched_stubs_says_not_written_yet(notebook_id, execution
                         for output in cell.outputs)
     assert "is not written yet" in printed and "expected:" in printed, printed[-2000:]
     assert "Traceback" not in printed and "NotImplementedError(" not in printed
+
+
+def test_every_exercise_notebook_runs_the_readers_code():
+    """A new exercise's notebook joins RUNS_YOUR_CODE (and so the checks above), or this fails."""
+    assert set(RUNS_YOUR_CODE) == {exercise.id for exercise in load_manifest()}
