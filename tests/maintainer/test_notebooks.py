@@ -27,7 +27,8 @@ RUNS_YOUR_CODE = ("01-speculative-step", "02-acceptance-rate", "03-speedup", "04
                   "05-sampling-settings", "06-exactness-proof", "07-torch-step", "08-batched-verifier",
                   "09-distillation-loss", "10-speculative-generate", "11-distill-draft", "12-cross-tokenizer",
                   "13-ngram-draft", "14-block-verification", "15-multi-candidate", "16-top-k-drafts",
-                  "17-typical-acceptance")
+                  "17-typical-acceptance",
+                  "18-tree-attention-mask", "19-jacobi-decoding")
 
 
 # Each run is a subprocess (one kernel each), as many at a time as there are CPUs: a kernel runs
