@@ -35,7 +35,8 @@ from speckata.manifest import repo_root
 
 def pytest_addoption(parser):
     group = parser.getgroup("speckata", "speckata grading")
-    group.addoption("--target", default="exercises", help="folder to grade, laid out like exercises/ (default: exercises)")
+    group.addoption("--target", default="exercises",
+                    help="folder to grade, laid out like exercises/ (default: exercises)")
     group.addoption("--maintainer", action="store_true", help="also run the maintainer gates in tests/maintainer")
     group.addoption("--test-timeout", type=float, default=120.0, help="seconds before a test is stopped (default 120)")
     group.addoption("--report-json", default=None, help="write every test's outcome and message to this file")

@@ -16,7 +16,9 @@ The caller makes sure that once one test was stopped, the rest of its exercise i
 from __future__ import annotations
 
 import signal
+import sys
 import threading
+import time
 from contextlib import contextmanager
 
 from speckata.grading.failures import LearnerStopped
@@ -47,8 +49,6 @@ class Watchdog:
         self._thread.start()
 
     def arm(self, seconds: float, action) -> None:
-        import time
-
         with self._condition:
             self._deadline, self._action = time.monotonic() + seconds, action
             self._condition.notify()
@@ -59,8 +59,6 @@ class Watchdog:
             self._condition.notify()
 
     def _run(self) -> None:
-        import time
-
         while True:
             with self._condition:
                 while self._deadline is None or time.monotonic() < self._deadline:
@@ -97,11 +95,11 @@ def time_limit(limit: float, on_hard_stop):
         signal.setitimer(signal.ITIMER_REAL, limit, REPEAT_SECONDS)
     if _watchdog is None:
         _watchdog = Watchdog()
-    def hard_stop():
-        import sys
 
+    def hard_stop():
         where = state["where"] or learner_line_of_frame(sys._current_frames().get(state["thread"]))
-        on_hard_stop(stopped_message(limit, where) + "\n  and it caught every attempt to stop it, so grading ended there")
+        caught = "\n  and it caught every attempt to stop it, so grading ended there"
+        on_hard_stop(stopped_message(limit, where) + caught)
 
     _watchdog.arm(limit + grace_seconds(limit), hard_stop)
     try:

@@ -44,7 +44,8 @@ def classify_call(report, error: BaseException) -> None:
             report.speckata_kind = "skipped"
     elif isinstance(error, SystemExit):
         report.outcome = "failed"
-        report.longrepr = f"your code called sys.exit({error.code!r}): the grader needs your function to return{_at(error)}"
+        report.longrepr = (f"your code called sys.exit({error.code!r}): the grader needs your function to "
+                           f"return{_at(error)}")
         report.speckata_kind = "failed"
     elif raised_in_learner_code(error):
         report.longrepr = f"your code raised {type(error).__name__}: {error}{_at(error)}"
