@@ -36,9 +36,15 @@ class LearnerFolderFinder(importlib.abc.MetaPathFinder):
         if not file.is_file():
             return None
         exercise_modules = {exercise.module for exercise in load_manifest()}
-        if name not in exercise_modules and importlib.machinery.PathFinder.find_spec(name) is not None:
-            return None  # a learner's file named like an installed module never shadows it
+        if name not in exercise_modules and provided_elsewhere(name):
+            return None  # a learner's file named like a built-in or installed module never shadows it
         return importlib.util.spec_from_file_location(name, file)
+
+
+def provided_elsewhere(name: str) -> bool:
+    """Whether Python would find ``name`` without the graded folder (built in, frozen or on sys.path)."""
+    return (name in sys.builtin_module_names or importlib.machinery.FrozenImporter.find_spec(name) is not None
+            or importlib.machinery.PathFinder.find_spec(name) is not None)
 
 
 _FINDER = LearnerFolderFinder()
