@@ -8,6 +8,8 @@ Read top to bottom: the settings, one transformer block, the model. Two ways to 
   next-token logits after each new token, computed against the keys and values cached from
   earlier calls. ``model.crop(length)`` forgets everything after the first ``length`` tokens,
   ``model.reset()`` forgets everything. This is the interface in ``speckata.models.interface``.
+- ``model.forward_tree(ids, attention_mask, position_ids)`` feeds a token tree in one pass and
+  ``model.keep_path(nodes)`` keeps one root-to-node path of it (exercise 20, speckata.models.tree_pass).
 
 The cache is preallocated (layers, heads, context, head width), so cropping is only moving a
 length back: the rolled-back keys and values stay in memory and are overwritten by the next call.
@@ -22,6 +24,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from speckata.models.interface import check_crop, check_new_ids
+from speckata.models.tree_pass import PendingTree, check_tree_feed
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class GPT(nn.Module):
         self.head = nn.Linear(config.width, config.vocab_size, bias=False)
         self._cache_length = 0
         self._cache: tuple[torch.Tensor, torch.Tensor] | None = None  # keys, values: (layers, heads, context, C/heads)
+        self._tree = PendingTree()  # a token tree fed by forward_tree (exercise 20), until keep_path
 
     @property
     def vocab_size(self) -> int:
@@ -113,16 +117,19 @@ class GPT(nn.Module):
         return self._cache_length
 
     def reset(self) -> None:
-        self._cache_length = 0
+        self.crop(0)
 
     def crop(self, length: int) -> None:
         """Roll back: keep the first ``length`` cached tokens and forget the rest."""
-        self._cache_length = check_crop(length, self._cache_length)
+        length = check_crop(length, self._cache_length)
+        self._tree.crop(length)
+        self._cache_length = length
 
     @torch.no_grad()
     def forward_new(self, ids) -> torch.Tensor:
         """Logits (n, V) after each of the n new tokens, given everything cached before them."""
         ids = check_new_ids(ids, self.config.vocab_size)
+        self._tree.refuse_forward_new()
         start, n = self._cache_length, ids.shape[0]
         if start + n > self.config.context:
             raise ValueError(
@@ -136,6 +143,34 @@ class GPT(nn.Module):
             x = block.forward_cached(x, keys[layer], values[layer], start, allowed)
         self._cache_length = start + n
         return self.head(self.norm(x))
+
+    @torch.no_grad()
+    def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
+        """Logits (n, V) for n tree tokens in one pass (speckata.models.tree_pass): token i sees the
+        cached and new tokens its mask row allows, at position position_ids[i]."""
+        start = self._cache_length
+        ids, mask, positions = check_tree_feed(ids, attention_mask, position_ids, start, self.config.vocab_size)
+        n = ids.shape[0]
+        if start + n > self.config.context or int(positions.max()) >= self.config.context:
+            raise ValueError(f"the tree does not fit the model's context of {self.config.context} "
+                             f"({start} cached + {n} tree tokens, positions up to {int(positions.max())})")
+        keys, values = self._cache_tensors()
+        self._tree.grow(start)
+        x = self.token_embedding(ids) + self.position_embedding.weight[positions]
+        for layer, block in enumerate(self.blocks):
+            x = block.forward_cached(x, keys[layer], values[layer], start, mask)
+        self._cache_length = start + n
+        return self.head(self.norm(x))
+
+    def keep_path(self, nodes) -> None:
+        """Keep the cache before the pending tree, then the keys and values of tree ``nodes``, moved into place."""
+        start, nodes = self._tree.kept(nodes, self._cache_length)
+        if nodes:
+            keys, values = self._cache_tensors()
+            slots = torch.tensor([start + node for node in nodes], device=keys.device)
+            for cache in (keys, values):  # indexing with a tensor copies first, so the move cannot clobber itself
+                cache[:, :, start : start + len(nodes)] = cache[:, :, slots]
+        self._cache_length = start + len(nodes)
 
     def _cache_tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
         c = self.config

@@ -16,6 +16,8 @@ A model holds ONE sequence in its cache. It offers:
     cache_length). Cropping costs nothing; the next forward_new continues from there.
 ``model.reset()``
     forget everything (the same as crop(0)).
+``model.forward_tree(ids, attention_mask, position_ids)`` and ``model.keep_path(nodes)``
+    exercise 20: a token tree in one pass, then one of its paths kept (speckata.models.tree_pass).
 
 The real models (``speckata.models.gpt.GPT``) and the toy Markov models
 (``speckata.models.markov.MarkovModel``) both follow it; ``speckata.models.recording`` wraps

@@ -5,7 +5,9 @@ A chain of order k over V tokens is a table ``transitions`` of shape (V,)*k + (V
 A history shorter than k is padded on the left with token 0. The model's "cache" is simply the
 history of tokens it was fed, so it obeys ``forward_new`` / ``cache_length`` / ``crop`` / ``reset``
 exactly like the real models (``speckata.models.interface``), and a decoder that forgets to roll
-back sees different distributions, as it would with a real KV cache.
+back sees different distributions, as it would with a real KV cache. ``forward_tree`` /
+``keep_path`` (speckata.models.tree_pass) work the same way: a tree token's distribution follows
+the tokens its mask row lets it see.
 
 Because the truth is a table, tests can compute the exact probability of any generated sequence
 (:meth:`MarkovModel.sequence_probability`) and compare a sampler's frequencies with it.
@@ -24,6 +26,7 @@ import itertools
 import torch
 
 from speckata.models.interface import TokenIds, check_crop, check_new_ids
+from speckata.models.tree_pass import PendingTree, check_tree_feed
 
 
 class MarkovModel:
@@ -39,6 +42,7 @@ class MarkovModel:
         self.vocab_size = table.shape[-1]
         self.order = table.dim() - 1
         self.history: list[int] = []
+        self._tree = PendingTree()  # tree tokens fed by forward_tree sit in history until keep_path
 
     # The truth ----------------------------------------------------------------------------------
 
@@ -66,17 +70,34 @@ class MarkovModel:
         return len(self.history)
 
     def reset(self) -> None:
-        self.history = []
+        self.crop(0)
 
     def crop(self, length: int) -> None:
-        del self.history[check_crop(length, len(self.history)) :]
+        length = check_crop(length, len(self.history))
+        self._tree.crop(length)
+        del self.history[length:]
 
     def forward_new(self, ids: TokenIds) -> torch.Tensor:
+        ids = check_new_ids(ids, self.vocab_size)
+        self._tree.refuse_forward_new()
         rows = []
-        for token in check_new_ids(ids, self.vocab_size).tolist():
+        for token in ids.tolist():
             self.history.append(token)
             rows.append(self.next_distribution(self.history).log())
         return torch.stack(rows)
+
+    def forward_tree(self, ids: TokenIds, attention_mask, position_ids) -> torch.Tensor:
+        """Row i: the log-distribution after the tokens tree token i sees, in cache order (positions
+        only checked: a chain has no notion of them)."""
+        ids, mask, _ = check_tree_feed(ids, attention_mask, position_ids, len(self.history), self.vocab_size)
+        self._tree.grow(len(self.history))
+        self.history += ids.tolist()
+        seen = [[self.history[column] for column in row.nonzero().flatten().tolist()] for row in mask]
+        return torch.stack([self.next_distribution(tokens).log() for tokens in seen])
+
+    def keep_path(self, nodes) -> None:
+        start, nodes = self._tree.kept(nodes, len(self.history))
+        self.history[start:] = [self.history[start + node] for node in nodes]
 
 
 def random_markov_model(vocab_size: int, order: int, seed: int, sharpness: float = 1.0) -> MarkovModel:

@@ -24,8 +24,10 @@ class RecordingModel:
     """Delegates to ``model`` and appends one entry per call to ``calls``:
 
     ``('forward', ids, cache_length_before)``, ``('crop', length, cache_length_before)``,
-    ``('reset', cache_length_before)``; and to ``stamps`` the call's place on a clock shared by all
-    recorders.
+    ``('reset', cache_length_before)``, ``('tree', ids, mask rows as 0/1 tuples, positions,
+    cache_length_before)`` and ``('keep_path', nodes, cache_length_before)`` (exercise 20's tree
+    pass, speckata.models.tree_pass); and to ``stamps`` the call's place on a clock shared by all
+    recorders. A tree pass is ONE forward pass, however many nodes it feeds.
     """
 
     def __init__(self, model):
@@ -50,6 +52,18 @@ class RecordingModel:
         self._record(("forward", listed, self.model.cache_length))
         return self.model.forward_new(ids)
 
+    def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
+        listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
+        mask = tuple(tuple(int(bool(v)) for v in row) for row in torch.as_tensor(attention_mask).tolist())
+        positions = tuple(int(i) for i in torch.as_tensor(position_ids).reshape(-1).tolist())
+        self._record(("tree", listed, mask, positions, self.model.cache_length))
+        return self.model.forward_tree(ids, attention_mask, position_ids)
+
+    def keep_path(self, nodes) -> None:
+        listed = tuple(int(i) for i in (nodes.tolist() if isinstance(nodes, torch.Tensor) else nodes))
+        self._record(("keep_path", listed, self.model.cache_length))
+        self.model.keep_path(nodes)
+
     def crop(self, length: int) -> None:
         self._record(("crop", length, self.model.cache_length))
         self.model.crop(length)
@@ -60,8 +74,8 @@ class RecordingModel:
 
     @property
     def feeds(self) -> list[tuple[int, ...]]:
-        """The ids of every forward_new call, in order."""
-        return [call[1] for call in self.calls if call[0] == "forward"]
+        """The ids of every forward pass (forward_new or forward_tree), in order."""
+        return [call[1] for call in self.calls if call[0] in ("forward", "tree")]
 
     @property
     def forward_calls(self) -> int:
