@@ -89,3 +89,14 @@ def tell_parent(message: bytes) -> None:
         os.write(_pipe, message)
         os.close(_pipe)
         _pipe = None
+
+
+def run_unguarded_here() -> None:
+    """For a process forked from a warm grader that reads its verdict from the report file alone
+    (speckata/cli/warm_grader.py): no guard fork here, and a guard pipe inherited from the process
+    it was forked from is dropped unused, so this run's end is never taken for that one's."""
+    global _pipe
+    os.environ[GUARDED_PID] = str(os.getpid())
+    if _pipe is not None:
+        os.close(_pipe)
+        _pipe = None
