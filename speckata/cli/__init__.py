@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from speckata.cli import check, codes, docs, hint, new, overview, reset, solution, watch
+from speckata.cli import check, codes, docs, grade, hint, new, overview, reset, solution, watch
 from speckata.cli.arguments import build_parser
 from speckata.cli.workspace import UsageProblem, open_workspace
 
@@ -24,6 +24,7 @@ COMMANDS = {
     "solution": solution.run,
     "new": new.run,
     "docs": docs.run,
+    "grade": grade.run,
 }
 
 

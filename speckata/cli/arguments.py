@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from speckata.cli import docs, new
+from speckata.cli import docs, grade, new
 from speckata.cli.codes import EXIT_CODES_HELP
 
 DESCRIPTION = """The learner's tool for speckata: progress, checks, hints, watch mode.
@@ -76,4 +76,5 @@ def build_parser() -> argparse.ArgumentParser:
 
     new.add_parser(commands)  # maintainers only: the exercise scaffold (speckata/cli/new.py)
     docs.add_parser(commands)  # the theory as a site (speckata/cli/docs.py)
+    grade.add_parser(commands)  # instructors: many folders, isolated (speckata/cli/grade.py)
     return parser

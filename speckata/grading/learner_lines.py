@@ -21,6 +21,8 @@ def learner_frame_of_error(error: BaseException) -> traceback.FrameSummary | Non
 
 def learner_line_of_error(error: BaseException) -> str:
     """'file:line in f: code' for the deepest learner frame of ``error``'s traceback, or ''."""
+    if hasattr(error, "speckata_learner_line"):  # raised in a worker process (grading/isolation)
+        return error.speckata_learner_line
     frame = learner_frame_of_error(error)
     return _describe(frame.filename, frame.lineno, frame.name) if frame else ""
 
@@ -35,4 +37,4 @@ def learner_line_of_frame(frame) -> str:
 
 
 def raised_in_learner_code(error: BaseException) -> bool:
-    return learner_frame_of_error(error) is not None
+    return bool(getattr(error, "speckata_learner_line", "")) or learner_frame_of_error(error) is not None

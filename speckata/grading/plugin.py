@@ -32,6 +32,8 @@ from speckata.grading.time_limit import time_limit
 from speckata.grading.verdicts import classify_call
 from speckata.manifest import repo_root
 
+pytest_plugins = ["speckata.grading.isolation.pytest_plugin"]  # --isolate (kata grade)
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("speckata", "speckata grading")

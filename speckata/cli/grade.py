@@ -1,0 +1,201 @@
+"""`kata grade FOLDER... --out DIR`: grade a class's folders, each in isolation, for an instructor.
+
+Each FOLDER is laid out like exercises/. Per folder, the exercises whose file was changed from
+the stub are graded in one pytest run with ``--isolate`` (the learner's code in a worker process
+with time and memory limits, grading/isolation/); an untouched stub is "not attempted" and a
+missing file "missing", without running anything. Folders are graded in parallel (``--jobs``,
+default: one per CPU), with a progress bar on stderr. ``--streams SEED`` grades a hidden suite.
+
+Written into DIR: per folder ``<name>/results.json`` (all its exercises) and
+``<name>/<exercise id>/results.json`` (one per exercise), both in the exercism test-runner
+interface version 3 (exercism_results.py), and ``summary.csv`` / ``summary.md``, one row per
+folder and one column per exercise (grade_summary.py). Exit 0 when every folder was graded, 4 when
+the grader itself could not grade one (its results.json has status "error" and says why).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from speckata.cli import codes
+from speckata.cli.grade_summary import folder_line, write_summaries
+from speckata.cli.pristine import committed_stub
+from speckata.cli.runner import crash_description
+from speckata.cli.workspace import UsageProblem, find_exercise
+from speckata.grading.states import ERROR, MISSING, NOT_ATTEMPTED
+from speckata.grading.suite_run import SuiteRun, run_suite
+from speckata.manifest import Exercise, load_manifest
+
+
+def add_parser(commands) -> None:
+    grade = commands.add_parser(
+        "grade", help="for instructors: grade many learners' folders, each isolated, into exercism results",
+        description="Grade each FOLDER (laid out like exercises/) with the learner's code in a separate process "
+                    "(time and memory limits; it cannot import solutions/ or tests/, nor patch the grader). Writes "
+                    "DIR/<folder>/results.json and DIR/<folder>/<exercise>/results.json (exercism test-runner "
+                    "interface, version 3) and DIR/summary.csv, DIR/summary.md (learner x exercise).",
+    )
+    grade.add_argument("folders", nargs="+", metavar="FOLDER", help="learners' folders, laid out like exercises/")
+    grade.add_argument("--out", required=True, metavar="DIR", help="where the results and the summary go")
+    grade.add_argument("--streams", type=int, default=None, metavar="SEED",
+                       help="a hidden suite: every generated case drawn afresh from SEED")
+    grade.add_argument("--exercise", action="append", metavar="ID", help="grade only this exercise (repeatable)")
+    grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="folders graded at once (default: CPUs)")
+    grade.add_argument("--test-timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="stop a single test after this long (default 60)")
+    grade.add_argument("--timeout", type=float, default=1800.0, metavar="SECONDS",
+                       help="stop one folder's whole run after this long (default 1800)")
+    grade.add_argument("--memory", type=int, default=4096, metavar="MB",
+                       help="memory limit of the process running a learner's code (default 4096)")
+
+
+@dataclass
+class FolderGrading:
+    folder: Path
+    name: str  # its folder under --out (distinct even when two folders share a name)
+    attempted: list[Exercise]
+    states: dict[str, str] = field(default_factory=dict)  # exercise id -> state
+    run: SuiteRun | None = None
+    outputs: dict = field(default_factory=dict)
+    error: str = ""  # why the grader could not grade this folder
+
+
+def output_names(folders: list[Path]) -> list[str]:
+    """Each folder's name, made distinct: ``a/exercises`` and ``b/exercises`` become a-exercises, b-exercises."""
+    bases = [f.name or "folder" for f in folders]
+    names = [f"{f.parent.name}-{b}" if bases.count(b) > 1 else b for f, b in zip(folders, bases)]
+    seen: dict[str, int] = {}
+    distinct = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        distinct.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+    return distinct
+
+
+def untouched(root: Path, folder: Path, exercise: Exercise) -> bool:
+    text = (folder / exercise.file).read_text(errors="replace")
+    stubs = {committed_stub(root, exercise), _read(root / "exercises" / exercise.file)}
+    return text in stubs
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
+
+
+def plan(root: Path, folder: Path, name: str, exercises: list[Exercise]) -> FolderGrading:
+    grading = FolderGrading(folder, name, [])
+    for exercise in exercises:
+        if not (folder / exercise.file).is_file():
+            grading.states[exercise.id] = MISSING
+        elif untouched(root, folder, exercise):
+            grading.states[exercise.id] = NOT_ATTEMPTED
+        else:
+            grading.attempted.append(exercise)
+    return grading
+
+
+class ProgressBar:
+    """``[#####.....] 12/30 folders, 2 running, 41 s`` on stderr; redrawn in place on a terminal."""
+
+    def __init__(self, total: int, stream=sys.stderr):
+        self.total, self.done, self.running, self.stream = total, 0, 0, stream
+        self.started, self.lock = time.monotonic(), threading.Lock()
+        self.in_place = stream.isatty()
+
+    def update(self, started: int = 0, finished: int = 0) -> None:
+        with self.lock:
+            self.running += started - finished
+            self.done += finished
+            filled = round(30 * self.done / max(self.total, 1))
+            line = (f"[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} folders, "
+                    f"{self.running} running, {time.monotonic() - self.started:.0f} s")
+            if self.in_place:
+                self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
+            elif finished:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def grade_folder(root: Path, grading: FolderGrading, args, scratch: Path, bar: ProgressBar) -> None:
+    if not grading.attempted:
+        return
+    bar.update(started=1)
+    try:
+        output_path = scratch / f"{grading.name}.output.json"
+        options = ["--isolate", f"--worker-memory={args.memory}", f"--test-timeout={args.test_timeout:g}",
+                   f"--output-json={output_path}", "--tb=short"]
+        if args.streams is not None:
+            options.append(f"--streams={args.streams}")
+        run = run_suite([str(root / e.tests) for e in grading.attempted], grading.folder, options=options,
+                        timeout=args.timeout, cwd=root)
+        grading.run = run
+        if output_path.is_file():
+            grading.outputs = json.loads(output_path.read_text())
+        if run.timed_out:
+            grading.error = f"grading this folder was stopped after {args.timeout:g} s (--timeout)"
+        elif run.report is None:
+            grading.error = crash_description(run)
+        for exercise in grading.attempted:
+            grading.states[exercise.id] = ERROR if grading.error else run.report["states"].get(exercise.id, ERROR)
+    finally:
+        bar.update(finished=1)
+
+
+def write_results(root: Path, out: Path, grading: FolderGrading, exercises: list[Exercise]) -> None:
+    from speckata.cli.exercism_results import results
+
+    order = {e.id: i for i, e in enumerate(load_manifest())}
+    entries = grading.run.report["tests"] if grading.run and grading.run.report else []
+    folder_out = out / grading.name
+    for exercise in exercises:
+        own = [e for e in entries if e["exercise"] == exercise.id]
+        error = grading.error if exercise in grading.attempted else ""
+        write_json(folder_out / exercise.id / "results.json", results(own, root, grading.outputs, order, error))
+    whole = results(entries, root, grading.outputs, order, grading.error)
+    if whole["status"] == "pass" and any(grading.states[e.id] != "solved" for e in exercises):
+        whole["status"] = "fail"  # an exercise not attempted is not passed
+    write_json(folder_out / "results.json", whole)
+
+
+def write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def run(ws, args) -> int:
+    folders = [Path(f).expanduser().resolve() for f in args.folders]
+    for given, folder in zip(args.folders, folders):
+        if not folder.is_dir():
+            raise UsageProblem(f"grade: no such folder {given}")
+    exercises = [find_exercise(e) for e in args.exercise] if args.exercise else load_manifest()
+    out = Path(args.out).expanduser().resolve()
+    gradings = [plan(ws.root, f, n, exercises) for f, n in zip(folders, output_names(folders))]
+    if args.jobs > 1:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")  # parallel runs: one thread each beats threads fighting
+    started = time.monotonic()
+    bar = ProgressBar(sum(1 for g in gradings if g.attempted))
+    with tempfile.TemporaryDirectory(prefix="speckata-grade-") as scratch:
+        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+            for future in [pool.submit(grade_folder, ws.root, g, args, Path(scratch), bar) for g in gradings]:
+                future.result()
+    for grading in gradings:
+        write_results(ws.root, out, grading, exercises)
+    write_summaries(out, gradings, exercises)
+    print(f"kata grade: {len(gradings)} folders, {len(exercises)} exercises, {time.monotonic() - started:.0f} s"
+          + (f", streams from seed {args.streams}" if args.streams is not None else ""))
+    for grading in gradings:
+        print(folder_line(grading, exercises))
+    print(f"Results: {ws.shown(out)}/<folder>/results.json; table: {ws.shown(out / 'summary.md')}, "
+          f"{ws.shown(out / 'summary.csv')}")
+    return codes.GRADER_ERROR if any(g.error for g in gradings) else codes.OK

@@ -1,0 +1,66 @@
+"""A gradient through a tensor the learner's code returned, although its graph lives in the worker.
+
+Exercise 09 checks that ``distillation_loss(student, teacher).backward()`` reaches the student's
+logits and not the teacher's. The worker keeps the returned tensor's graph under a handle; the
+grader's copy is the output of :class:`RemoteBackward`, whose inputs are the grader's own argument
+tensors that require grad. Its backward asks the worker for the gradients with respect to the
+worker's copies of those arguments (None for one the graph does not reach, as with a detached
+teacher), and autograd accumulates them into the grader's tensors.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from speckata.grading.isolation import wire
+
+
+def grad_leaves(args, kwargs) -> list:
+    """The argument tensors that require grad, in the order the worker finds its copies (worker.py)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
+    found = []
+    for value in [*args, *kwargs.values()]:
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            if isinstance(item, torch.Tensor) and item.requires_grad and item.is_leaf:
+                found.append(item)
+    return found
+
+
+def hook(connection, leaves: list):
+    """What wire.remote_grad_tensor calls while a reply is read: the grader's bridged tensor."""
+
+    def bridged(handle: int, value):
+        if not leaves:
+            return value.requires_grad_(True)
+        return _function().apply(value, connection, handle, *leaves)
+
+    return bridged
+
+
+_class = None
+
+
+def _function():
+    """RemoteBackward, defined on first use so that the grader imports torch only when it needs it."""
+    global _class
+    if _class is None:
+        import torch
+
+        class RemoteBackward(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, value, connection, handle, *inputs):
+                ctx.connection, ctx.handle = connection, handle
+                return value.clone()
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                data, types = wire.dumps(("backward", ctx.handle, grad_output.detach()))
+                reply = wire.loads_reply(ctx.connection.request(data), frozenset(types))
+                if reply[0] != "grads":
+                    raise RuntimeError(f"speckata: the learner worker could not compute the gradient: {reply[1]}")
+                return (None, None, None, *reply[1])
+
+        _class = RemoteBackward
+    return _class

@@ -1,0 +1,134 @@
+"""The grader's side of one learner worker: start it, ask it, and know what its death means.
+
+One worker serves a whole grading session (one pytest process) through a pair of pipes; its
+output (what the learner's code prints) goes to a file the grader reads after each reply and
+prints into the test's captured output. A worker that dies (os._exit, a crash, the memory limit)
+or is killed (a call past the test's time limit) is replaced by a fresh one at the next call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from speckata.grading.failures import GradingFailure
+from speckata.grading.isolation import wire
+from speckata.grading.isolation.worker import BOOTSTRAP
+
+OUTPUT_SHOWN = 64 * 1024  # what one call's printing may add to the test's captured output
+
+
+class WorkerDied(GradingFailure):
+    """The worker ended while the learner's code ran: a failure, never a pass."""
+
+
+def death_message(status: int | None) -> str:
+    if status is None:
+        return "the process running your code stopped answering"
+    if status < 0:
+        name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
+        why = {"SIGSEGV": "a crash", "SIGXFSZ": "it printed more than 64 MB", "SIGKILL": "killed",
+               "SIGABRT": "an abort"}.get(name, "a signal")
+        return f"the process running your code was ended by {name} ({why})"
+    return (f"the process running your code ended with exit code {status} (os._exit? sys.exit in a "
+            "thread?): your function must return to the grader")
+
+
+class WorkerConnection:
+    def __init__(self, copy: Path, shown: str, repo_root: Path, memory_mb: int, scratch: Path):
+        self.copy, self.shown, self.repo_root, self.memory_mb = copy, shown, repo_root, memory_mb
+        self.output_path = scratch / "worker-output.txt"
+        self.process: subprocess.Popen | None = None
+        self.generation = 0  # how many workers were started: a fresh one has loaded nothing
+        self.output_offset = 0
+
+    def start(self) -> None:
+        requests_read, requests_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+        config = {"parent": os.getpid(), "memory_mb": self.memory_mb, "repo_root": str(self.repo_root),
+                  "copy": str(self.copy), "shown": self.shown, "requests_fd": requests_read,
+                  "replies_fd": replies_write}
+        output = open(self.output_path, "ab")
+        self.output_offset = output.tell()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", BOOTSTRAP, json.dumps(config)], cwd=self.copy.parent,
+                stdin=subprocess.DEVNULL, stdout=output, stderr=output, pass_fds=(requests_read, replies_write),
+            )
+        finally:
+            output.close()
+            os.close(requests_read)
+            os.close(replies_write)
+        self.requests = requests_write
+        self.replies = open(replies_read, "rb", buffering=1 << 16)
+        self.generation += 1
+
+    def request(self, data: bytes) -> bytes:
+        """Send one request and wait for its reply; raises WorkerDied when the worker ends instead.
+
+        Whatever interrupts the wait (the test's time limit raising LearnerStopped, Ctrl-C) kills
+        the worker first: its state is unknown, the next call gets a fresh one.
+        """
+        if self.process is None or self.process.poll() is not None:
+            self.close()
+            self.start()
+        try:
+            wire.send(self.requests, data)
+            reply = wire.receive(self.replies)
+        except BrokenPipeError:
+            reply = None
+        except BaseException:
+            self.kill()
+            raise
+        finally:
+            self.forward_output()
+        if reply is None:
+            status = self.wait_for_exit()
+            self.close()
+            raise WorkerDied(death_message(status))
+        return reply
+
+    def forward_output(self) -> None:
+        """Print what the learner's code printed since the last reply (pytest captures it per test)."""
+        try:
+            with open(self.output_path, "rb") as output:
+                output.seek(self.output_offset)
+                text = output.read(OUTPUT_SHOWN)
+                self.output_offset = output.seek(0, os.SEEK_END)
+        except OSError:
+            return
+        if text:
+            sys.stdout.write(text.decode(errors="replace"))
+
+    def wait_for_exit(self) -> int | None:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return self.process.returncode
+            time.sleep(0.01)
+        self.kill()
+        return None
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.close()
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        for closing in (lambda: os.close(self.requests), self.replies.close):
+            try:
+                closing()
+            except OSError:
+                pass
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.process = None

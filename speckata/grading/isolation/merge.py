@@ -1,0 +1,89 @@
+"""Copying the state of the arguments after a call in the worker back into the grader's objects.
+
+The suites look at their arguments after a call: the draws counted on a ReplayRNG, a
+torch.Generator's state, a recorder's calls, a model the learner trained, an input the learner
+should not have changed. ``merge(original, after)`` writes ``after``'s state into ``original`` and
+returns the object the grader should see (``original`` itself whenever it can be updated), and
+records in ``memo`` which copy stands for which original, so a result that is one of the arguments
+(``return draft``) comes back as the grader's own object.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from speckata.grading.isolation.wire import Foreign
+
+ATOMS = (int, float, complex, str, bytes, bool, type(None))
+
+
+def merge(original, after, memo: dict):
+    if id(after) in memo:
+        return memo[id(after)]
+    if isinstance(after, Foreign) or isinstance(after, ATOMS) or type(original) is not type(after):
+        return original if isinstance(after, Foreign) else after
+    memo[id(after)] = original
+    merged = _merge_same_type(original, after, memo)
+    memo[id(after)] = merged
+    return merged
+
+
+def _merge_same_type(original, after, memo):
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(original, torch.Tensor):
+        return _merge_tensor(torch, original, after)
+    if torch is not None and isinstance(original, torch.Generator):
+        original.set_state(after.get_state())
+        return original
+    if type(original).__module__ == "numpy" and hasattr(original, "shape"):
+        if original.shape == after.shape and original.dtype == after.dtype and original.flags.writeable:
+            original[...] = after
+            return original
+        return after
+    if isinstance(original, list):
+        original[:] = [merge(o, a, memo) for o, a in zip(original, after)] + list(after[len(original):])
+        return original
+    if isinstance(original, dict):
+        merged = {key: merge(original[key], value, memo) if key in original else value for key, value in after.items()}
+        original.clear()
+        original.update(merged)
+        return original
+    if isinstance(original, set):
+        original.clear()
+        original.update(after)
+        return original
+    if isinstance(original, tuple):
+        merged = [merge(o, a, memo) for o, a in zip(original, after)]
+        same = len(original) == len(after) and all(m is o for m, o in zip(merged, original))
+        return original if same else type(original)(merged) if type(original) is tuple else after
+    state = getattr(after, "__dict__", None)
+    if state is not None and hasattr(original, "__dict__"):
+        own = original.__dict__
+        for key in [k for k in own if k not in state]:
+            del own[key]
+        for key, value in state.items():
+            own[key] = merge(own[key], value, memo) if key in own else value
+        return original
+    return after
+
+
+def _merge_tensor(torch, original, after):
+    if original.shape != after.shape or original.dtype != after.dtype or original.device != after.device:
+        with torch.no_grad():
+            original.set_(after.detach().to(original.device))
+        return original
+    with torch.no_grad():
+        if not torch.equal(original, after):
+            original.copy_(after)
+    return original
+
+
+def remap(result, memo: dict):
+    """``result`` with every argument copy it holds at its top level replaced by the grader's original."""
+    if id(result) in memo:
+        return memo[id(result)]
+    if type(result) is tuple:
+        return tuple(memo.get(id(item), item) for item in result)
+    if type(result) is list:
+        return [memo.get(id(item), item) for item in result]
+    return result

@@ -1,0 +1,61 @@
+"""The pytest options of isolated grading, required by the grading plugin (its ``pytest_plugins``).
+
+``--isolate``: the learner's code runs in a worker process apart from the grader (this package);
+``--worker-memory MB``: the worker's address-space limit; ``--output-json PATH``: what each test
+printed (the exercism results' ``output``). `kata grade` passes all three.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from speckata.grading import isolation
+from speckata.grading.isolation.session import DEFAULT_MEMORY_MB
+from speckata.grading.target import target_dir
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("speckata", "speckata grading")
+    group.addoption("--isolate", action="store_true",
+                    help="run the learner's code in a separate process with time and memory limits (kata grade)")
+    group.addoption("--worker-memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
+                    help=f"with --isolate: the learner process's memory limit (default {DEFAULT_MEMORY_MB} MB)")
+    group.addoption("--output-json", default=None, metavar="PATH", help="write what each test printed to this file")
+
+
+@pytest.hookimpl(trylast=True)  # after the grading plugin chose the graded folder
+def pytest_configure(config):
+    if config.getoption("--isolate"):
+        isolation.start(target_dir(), config.getoption("--worker-memory"))
+    if config.getoption("--output-json"):
+        config.pluginmanager.register(CapturedOutput(config.getoption("--output-json")), "speckata-captured-output")
+
+
+def pytest_report_header(config):
+    if config.getoption("--isolate"):
+        return "speckata: your code runs in a separate process (--isolate)"
+    return None
+
+
+def pytest_unconfigure(config):
+    isolation.stop()
+
+
+class CapturedOutput:
+    """``--output-json PATH``: what each test printed (stdout and stderr), for `kata grade`'s results."""
+
+    def __init__(self, path: str):
+        self.path, self.outputs = path, {}
+
+    def pytest_runtest_logreport(self, report):
+        text = "".join(content for _, content in report.sections if _.startswith("Captured std"))
+        if text:  # each phase's report holds the sections of the phases before it: keep the last
+            self.outputs[report.nodeid] = text
+
+    def pytest_sessionfinish(self, session):
+        import json
+        from pathlib import Path
+
+        Path(self.path).write_text(json.dumps(self.outputs))
+
+

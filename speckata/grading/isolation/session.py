@@ -1,0 +1,50 @@
+"""The isolated grading of one pytest session: the folder's copy, the worker, the proxy.
+
+``start`` (from the plugin's ``--isolate``) copies the graded folder into a temporary directory
+(the learner's code runs there, so it cannot change the folder it was handed in) and prepares a
+RemoteLearner; the worker itself starts at the first lookup. ``stop`` ends the worker and removes
+the copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from speckata.grading.isolation.connection import WorkerConnection
+from speckata.grading.isolation.remote import RemoteLearner
+from speckata.grading.target import shown_path
+from speckata.manifest import repo_root
+
+DEFAULT_MEMORY_MB = 4096  # torch alone maps about 0.7 GB of address space; exercise 11 trains a small model
+
+_learner: RemoteLearner | None = None
+_scratch: Path | None = None
+
+
+def start(folder: Path, memory_mb: int = DEFAULT_MEMORY_MB) -> RemoteLearner:
+    global _learner, _scratch
+    stop()
+    _scratch = Path(tempfile.mkdtemp(prefix="speckata-isolated-"))
+    copy = _scratch / (folder.name or "folder")
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__", ".git", ".ipynb_checkpoints"),
+                    symlinks=True)
+    connection = WorkerConnection(copy, shown_path(folder), repo_root(), memory_mb, _scratch)
+    _learner = RemoteLearner(connection)
+    return _learner
+
+
+def current() -> RemoteLearner | None:
+    """The session's RemoteLearner when grading in isolation, else None (learner code in-process)."""
+    return _learner
+
+
+def stop() -> None:
+    global _learner, _scratch
+    if _learner is not None:
+        _learner.connection.kill()
+        _learner = None
+    if _scratch is not None:
+        shutil.rmtree(_scratch, ignore_errors=True)
+        _scratch = None

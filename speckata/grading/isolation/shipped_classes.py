@@ -1,0 +1,75 @@
+"""Classes a grading suite defines and hands to the learner's code, sent to the worker as source.
+
+A suite may wrap a model in a class of its own (exercise 19's BudgetedRecording, exercise 11's
+FixedLogits). The worker cannot import the suite (nothing under tests/ is importable there), so
+the grader sends the class's source with the suite's imports that do not come from tests/, and
+the worker rebuilds it under the same module name, in a module of its own holding only such
+classes. Only classes of the suites themselves (``tests.test_*``) travel this way: nothing of
+tests/reference, whose code is the answer, ever reaches the worker.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import sys
+import types
+
+SUITE_MODULE = re.compile(r"tests\.test_\w+")
+
+_reductions: dict[type, tuple] = {}
+SHIPPED: set[type] = set()  # in the worker: the classes rebuilt here (the reply pickler sends them back by name)
+_rebuilt: dict[tuple, type] = {}
+
+
+def is_suite_class(obj) -> bool:
+    return isinstance(obj, type) and bool(SUITE_MODULE.fullmatch(getattr(obj, "__module__", "") or ""))
+
+
+def suite_imports(module) -> list[str]:
+    """The suite's top-level import statements that do not import from tests/."""
+    tree = ast.parse(inspect.getsource(module))
+    kept = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            continue
+        if not any(name.split(".")[0] == "tests" for name in names) and not getattr(node, "level", 0):
+            kept.append(ast.unparse(node))
+    return kept
+
+
+def reduction(cls: type) -> tuple:
+    """How the grader pickles a suite's class: rebuilt from its source in the worker."""
+    if cls not in _reductions:
+        module = sys.modules[cls.__module__]
+        _reductions[cls] = (class_from_source, (cls.__module__, cls.__qualname__, inspect.getsource(cls),
+                                                 tuple(suite_imports(module))))
+    return _reductions[cls]
+
+
+def class_from_source(module_name: str, qualname: str, source: str, imports: tuple) -> type:
+    """In the worker: the suite's class, built once per source."""
+    key = (module_name, qualname, source)
+    if key not in _rebuilt:
+        namespace = {"__name__": module_name}
+        for statement in imports:
+            try:
+                exec(statement, namespace)
+            except ImportError:
+                pass
+        exec(compile(source, f"<{module_name}.{qualname}>", "exec"), namespace)
+        cls = namespace[qualname]
+        # A module of its own under the suite's name (and an empty parent), so that pickle finds the
+        # class by name when the reply goes back; tests/ itself stays unimportable.
+        parent = module_name.rpartition(".")[0]
+        sys.modules.setdefault(parent, types.ModuleType(parent))
+        holder = sys.modules.setdefault(module_name, types.ModuleType(module_name))
+        setattr(holder, qualname, cls)
+        SHIPPED.add(cls)
+        _rebuilt[key] = cls
+    return _rebuilt[key]
