@@ -18,6 +18,7 @@ from tests import test_10_speculative_generate as ex10
 from tests import test_12_cross_tokenizer as ex12
 from tests import test_14_block_verification as ex14
 from tests import test_16_top_k_drafts as ex16
+from tests import test_20_tree_verification as ex20
 from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
 from tests.reference import ex15_cases as ex15
@@ -79,4 +80,8 @@ CHECKS = [
                    ex15.STAT_ALPHA, lambda verify: ex15.emitted_chi_square(verify, ex15.WITHOUT)[1]),
     ChiSquareCheck("14-block-verification", "test_emitted_blocks_follow_the_exact_law", "block_verify",
                    ex14.STAT_ALPHA, lambda verify: ex14.sim.joint_chi_square(verify)[2]),
+    *[ChiSquareCheck("20-tree-verification", f"test_generated_sequences_are_distributed_as_the_target[{children}]",
+                     "tree_speculative_generate", ex20.STAT_ALPHA,
+                     lambda generate, children=children: ex20.sequence_chi_square(generate, children)[1])
+      for children in ("top_k", "sampled")],
 ]
