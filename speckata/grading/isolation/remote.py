@@ -65,6 +65,13 @@ def rebuilt_error(description: dict, function_name: str) -> BaseException:
     return error
 
 
+def function_modes() -> list:
+    """The TorchFunctionModes active in the grader (exercise 08 counts operations with one): the worker
+    runs the learner's call under copies of them, and their state comes back."""
+    torch = sys.modules.get("torch")
+    return list(torch.overrides._get_current_function_mode_stack()) if torch is not None else []
+
+
 class RemoteLearner:
     def __init__(self, connection):
         self.connection = connection
@@ -103,9 +110,16 @@ class RemoteLearner:
         return remote
 
     def call(self, exercise_id: str, name: str, torch_track: bool, args: tuple, kwargs: dict):
+        modes = function_modes() if torch_track else []
+        if not modes:
+            return self.send_call(exercise_id, name, torch_track, args, kwargs, modes)
+        with sys.modules["torch"]._C.DisableTorchFunction():  # the grader's own tensor work is not the learner's
+            return self.send_call(exercise_id, name, torch_track, args, kwargs, modes)
+
+    def send_call(self, exercise_id: str, name: str, torch_track: bool, args: tuple, kwargs: dict, modes: list):
         self.lookup(exercise_id, name)  # a fresh worker (after a crash) imports the module again
         sync = self.torch_sync() if torch_track else None
-        data, types = wire.dumps(("call", exercise_id, name, args, kwargs, sync))
+        data, types = wire.dumps(("call", exercise_id, name, args, kwargs, sync, modes))
         leaves = autograd_bridge.grad_leaves(args, kwargs)
         wire.remote_grad_hook = autograd_bridge.hook(self.connection, leaves)
         try:
@@ -116,12 +130,14 @@ class RemoteLearner:
             wire.remote_grad_hook = None
         if reply[0] == "broken":
             raise RuntimeError(f"speckata: the learner worker could not serve the grader: {reply[1]}")
-        kind, value, args_after, kwargs_after, rng_after = reply
+        kind, value, args_after, kwargs_after, rng_after, modes_after = reply
         self.take_torch_state(rng_after)
         memo: dict = {}
         if args_after is not None:
             merge(list(args), list(args_after), memo)
             merge(dict(kwargs), dict(kwargs_after), memo)
+        if modes_after is not None:
+            merge(list(modes), list(modes_after), memo)  # what a cost counter saw (exercise 08)
         if kind == "raised":
             raise rebuilt_error(value, name)
         return remap(value, memo)

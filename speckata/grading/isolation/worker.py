@@ -5,8 +5,9 @@ folder. It locks itself down first (sandbox.py), then serves requests one at a t
 
 - ``("lookup", exercise, name)``: import the exercise's module and check the function exists;
   the reply is ``("ok",)`` or the GradingFailure message the in-process grader would give;
-- ``("call", exercise, name, args, kwargs, torch_sync)``: call it; the reply carries the result
-  (or the exception, described) and the arguments as they are after the call;
+- ``("call", exercise, name, args, kwargs, torch_sync, modes)``: call it (under the grader's
+  TorchFunctionModes, if any); the reply carries the result (or the exception, described) and the
+  arguments and modes as they are after the call;
 - ``("backward", handle, grad_output)``: the gradients of a returned tensor (autograd_bridge.py).
 
 Every path in a message names the learner's folder as the grader shows it, not the copy.
@@ -14,6 +15,7 @@ Every path in a message names the learner's folder as the grader shows it, not t
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -123,15 +125,19 @@ class Worker:
         except BaseException as error:  # noqa: BLE001 - SystemExit at import time, say
             return ("raised", self.describe(error))
 
-    def call(self, exercise_id, name, args, kwargs, torch_sync):
+    def call(self, exercise_id, name, args, kwargs, torch_sync, modes):
         before = apply_torch_sync(torch_sync)
         self.leaves = grad_leaves(args, kwargs) if "torch" in sys.modules else []
         try:
-            result = self.function(exercise_id, name)(*args, **kwargs)
+            function = self.function(exercise_id, name)
+            with contextlib.ExitStack() as active:
+                for mode in modes:  # the grader's TorchFunctionModes (a cost counter) see this call
+                    active.enter_context(mode)
+                result = function(*args, **kwargs)
             reply = ["returned", result]
         except BaseException as error:  # noqa: BLE001 - every way out of learner code is reported
             reply = ["raised", self.describe(error)]
-        return (*reply, args, kwargs, torch_state_after(torch_sync, before))
+        return (*reply, args, kwargs, torch_state_after(torch_sync, before), modes)
 
     def backward(self, handle, grad_output):
         import torch
@@ -157,9 +163,9 @@ class Worker:
             return self.dumps(reply)
         except Exception as error:  # noqa: BLE001 - a value that cannot travel: say what it was
             if reply[0] != "returned":
-                return self.dumps((reply[0], reply[1], None, None, reply[4]))
+                return self.dumps((reply[0], reply[1], None, None, reply[4], None))
             shown = wire.Foreign(type(reply[1]).__qualname__, f"{short_repr(reply[1])} ({error})")
-            return self.dumps(("returned", shown, None, None, reply[4]))
+            return self.dumps(("returned", shown, None, None, reply[4], None))
 
     def dumps(self, reply) -> bytes:
         buffer = io.BytesIO()
