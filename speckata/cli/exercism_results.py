@@ -15,7 +15,7 @@ file) has no tests and status "fail".
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from speckata.grading.states import FAILED, NOT_ATTEMPTED, PASSED, SKIPPED
@@ -24,7 +24,7 @@ OUTPUT_LIMIT = 500
 STATUS = {PASSED: "pass", FAILED: "fail", NOT_ATTEMPTED: "fail"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def test_functions(suite: Path) -> dict[str, tuple[int, str]]:
     """Each test function of a suite file: its line and its source."""
     text = suite.read_text(encoding="utf-8")

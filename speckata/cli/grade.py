@@ -185,10 +185,10 @@ def run(ws, args) -> int:
         os.environ.setdefault("OMP_NUM_THREADS", "1")  # parallel runs: one thread each beats threads fighting
     started = time.monotonic()
     bar = ProgressBar(sum(1 for g in gradings if g.attempted))
-    with tempfile.TemporaryDirectory(prefix="speckata-grade-") as scratch:
-        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-            for future in [pool.submit(grade_folder, ws.root, g, args, Path(scratch), bar) for g in gradings]:
-                future.result()
+    with tempfile.TemporaryDirectory(prefix="speckata-grade-") as scratch, \
+            ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        for future in [pool.submit(grade_folder, ws.root, g, args, Path(scratch), bar) for g in gradings]:
+            future.result()
     for grading in gradings:
         write_results(ws.root, out, grading, exercises)
     write_summaries(out, gradings, exercises)

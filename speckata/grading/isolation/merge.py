@@ -20,7 +20,7 @@ ATOMS = (int, float, complex, str, bytes, bool, type(None))
 def merge(original, after, memo: dict):
     if id(after) in memo:
         return memo[id(after)]
-    if isinstance(after, Foreign) or isinstance(after, ATOMS) or type(original) is not type(after):
+    if isinstance(after, (Foreign, *ATOMS)) or type(original) is not type(after):
         return original if isinstance(after, Foreign) else after
     memo[id(after)] = original
     merged = _merge_same_type(original, after, memo)

@@ -54,12 +54,12 @@ def rebuilt_error(description: dict, function_name: str) -> BaseException:
             "KeyboardInterrupt", "GeneratorExit", "BaseExceptionGroup"):
         try:
             error = getattr(builtins, name)(message)
-        except Exception:  # a built-in needing other arguments (UnicodeDecodeError...)
+        except Exception:  # noqa: BLE001 - a built-in needing other arguments (UnicodeDecodeError...)
             error = remote_type(name, "Exception")(message)
     else:
         try:
             error = remote_type(name, description["base"])(message)
-        except Exception:  # a base needing other arguments
+        except Exception:  # noqa: BLE001 - a base needing other arguments
             error = remote_type(name, "Exception")(message)
     error.speckata_learner_line = line
     return error

@@ -66,10 +66,10 @@ def class_from_source(module_name: str, qualname: str, source: str, imports: tup
         namespace = {"__name__": module_name}
         for statement in imports:
             try:
-                exec(statement, namespace)
+                exec(statement, namespace)  # noqa: S102 - the suite's own import lines, sent by the grader
             except ImportError:
                 pass
-        exec(compile(source, f"<{module_name}.{qualname}>", "exec"), namespace)
+        exec(compile(source, f"<{module_name}.{qualname}>", "exec"), namespace)  # noqa: S102 - the grader's class
         cls = namespace[qualname]
         setattr(holder_module(module_name), qualname, cls)
         SHIPPED.add(cls)
@@ -91,7 +91,7 @@ def class_from_module(module_name: str, qualname: str, source: str) -> type:
     key = (module_name, "", source)
     if key not in _rebuilt:
         module = holder_module(module_name)
-        exec(compile(source, f"<{module_name}>", "exec"), module.__dict__)
+        exec(compile(source, f"<{module_name}>", "exec"), module.__dict__)  # noqa: S102 - the grader's module
         SHIPPED.update(v for v in vars(module).values() if isinstance(v, type) and v.__module__ == module_name)
         _rebuilt[key] = module
     return getattr(_rebuilt[key], qualname)

@@ -70,7 +70,7 @@ class ReplyPickler(wire.WirePickler):
 def short_repr(obj) -> str:
     try:
         text = repr(obj)
-    except Exception:  # a learner's object whose repr fails
+    except Exception:  # noqa: BLE001 - a learner's object whose repr fails
         text = "<unprintable>"
     return text[:200]
 
@@ -99,7 +99,7 @@ class Worker:
         base = next(c for c in kind.__mro__ if c.__module__ == "builtins")
         try:
             message = str(error)
-        except Exception:  # a learner's exception whose str fails
+        except Exception:  # noqa: BLE001 - a learner's exception whose str fails
             message = "<unprintable>"
         return {"module": kind.__module__, "name": kind.__qualname__, "base": base.__name__,
                 "message": self.fix(message), "line": self.fix(learner_line_of_error(error)),
@@ -210,7 +210,7 @@ def serve(config: dict) -> None:
     set_target(copy)
     install_finder()
     worker = Worker(copy, config["shown"])
-    reader = open(config["requests_fd"], "rb", buffering=1 << 16)
+    reader = open(config["requests_fd"], "rb", buffering=1 << 16)  # noqa: SIM115 - for the worker's life
     replies = config["replies_fd"]
     while True:
         data = wire.receive(reader)
