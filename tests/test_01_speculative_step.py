@@ -15,7 +15,7 @@ from speckata.grading import GradingFailure, call_learner, expect_value_error, l
 from speckata.grading.position_table import plural
 from tests.reference.ex01_reference import reference_trace
 from tests.reference.ex01_report import describe_case, mismatch_report
-from tests.shared.cases import random_verify_case
+from tests.shared.cases import case_rng, random_verify_case
 from tests.shared.statistics import chi_square_test
 
 EXERCISE = "01-speculative-step"
@@ -165,7 +165,7 @@ def random_case(gen, vocab: int):
 @pytest.mark.parametrize("vocab", [2, 3, 5, 17, 100])
 @pytest.mark.task(6)
 def test_random_cases_match_the_reference(vocab):
-    gen = np.random.default_rng(1000 + vocab)
+    gen = case_rng(1000 + vocab)
     cases = RANDOM_CASES
     for index in range(cases):
         p, q, draft, uniforms = random_case(gen, vocab)

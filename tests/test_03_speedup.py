@@ -14,6 +14,7 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex03_reference import exact_optimum, exact_speedup, exact_tokens_per_pass, relative_error
+from tests.shared.cases import case_rng
 
 EXERCISE = "03-speedup"
 RELATIVE_TOLERANCE = 1e-12
@@ -112,10 +113,11 @@ def generated_alpha(gen) -> float:
     return float(gen.choice([0.0, 0.5, 0.9, 0.99, 1.0]))
 
 
+@pytest.mark.generated
 @pytest.mark.task(4)
 def test_generated_cases_match_the_exact_values():
     """300 cases (seed 303): α from four regimes, γ in 0..200, c in {0} ∪ [0, 2); relative 1e-12."""
-    gen = np.random.default_rng(303)
+    gen = case_rng(303)
     for index in range(300):
         alpha, gamma = generated_alpha(gen), int(gen.integers(0, 201))
         c = 0.0 if index % 10 == 0 else float(gen.uniform(0, 2))
@@ -152,11 +154,12 @@ def test_optimal_gamma_is_at_least_one_even_when_speculation_loses():
     check_optimum(0.0, 0.3, 1, "α = 0 (speedup 1 / (γ·0.3 + 1) falls with γ)")
 
 
+@pytest.mark.generated
 @pytest.mark.task(5)
 def test_optimal_gamma_matches_the_exact_optimum_on_generated_cases():
     """200 cases (seed 304), α in [0, 1), c in [0, 0.5), max_gamma in 1..48; cases whose best γ leads
     the runner-up by less than 1e-9 (relative) are skipped, as floats cannot settle them."""
-    gen = np.random.default_rng(304)
+    gen = case_rng(304)
     checked = 0
     for index in range(200):
         alpha, c, max_gamma = float(gen.random()), float(gen.uniform(0, 0.5)), int(gen.integers(1, 49))

@@ -14,6 +14,7 @@ from speckata.grading import GradingFailure, call_learner, expect_value_error, l
 from tests.reference.ex01_reference import reference_trace
 from tests.reference.ex01_report import describe_case
 from tests.reference.ex04_reference import first_maximum, reference_greedy
+from tests.shared.cases import case_rng
 
 EXERCISE = "04-greedy-step"
 
@@ -125,12 +126,13 @@ def one_hot(tokens, vocab):
     return np.eye(vocab)[list(tokens)].reshape(len(tokens), vocab)
 
 
+@pytest.mark.generated
 @pytest.mark.parametrize("vocab", [2, 3, 10, 50])
 @pytest.mark.task(5)
 def test_generated_cases_match_exercise_01_on_one_hot_rows(vocab):
     """Property: 300 cases per vocabulary size (seed 400 + V). Exercise 01's rule on the one-hot
     rows onehot(argmax p) and onehot(draft) gives the same tokens for ANY uniforms (here 0.5s)."""
-    gen = np.random.default_rng(400 + vocab)
+    gen = case_rng(400 + vocab)
     for index in range(300):
         p, q, draft = generated_case(gen, vocab)
         exact_rule = reference_trace(one_hot([first_maximum(row) for row in p], vocab), one_hot(draft, vocab), draft, [0.5] * 8)

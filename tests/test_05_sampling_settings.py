@@ -25,6 +25,7 @@ from tests.reference.ex05_cases import (
 )
 from tests.reference.ex05_reference import reference_warp
 from tests.reference.ex05_report import check_step, check_warp
+from tests.shared.cases import case_rng
 from tests.shared.statistics import chi_square_test
 
 EXERCISE = "05-sampling-settings"
@@ -149,11 +150,12 @@ def test_warp_does_not_modify_its_input():
         raise GradingFailure("warp changed its input logits in place; work on a copy.")
 
 
+@pytest.mark.generated
 @pytest.mark.task(4)
 def test_generated_settings_match_the_reference():
     """300 generated cases (seed 505): 1-D or 2-D logits, temperature in {0} ∪ [0.2, 3], top_k and
     top_p on or off. Cases where a top-p cumulative sum lies within 1e-9 of top_p are regenerated."""
-    gen = np.random.default_rng(505)
+    gen = case_rng(505)
     for index in range(300):
         logits, settings = generated_warp_case(gen)
         try:
@@ -211,7 +213,7 @@ def test_gamma_zero():
 def test_generated_steps_match_the_reference(vocab):
     """200 generated steps per vocabulary size (seed 550 + V); uniforms at least 1e-9 from every
     decision boundary, top-p cumulative sums at least 1e-9 from top_p."""
-    gen = np.random.default_rng(550 + vocab)
+    gen = case_rng(550 + vocab)
     for index in range(200):
         target, drafts, draft, uniforms, settings = generated_step_case(gen, vocab)
         try:

@@ -14,7 +14,7 @@ import pytest
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex06_reference import reference_distribution, simulate_first_tokens
 from tests.shared.cases import PAIR_STYLES as STYLES
-from tests.shared.cases import random_pair
+from tests.shared.cases import case_rng, random_pair
 from tests.shared.statistics import chi_square_test
 
 EXERCISE = "06-exactness-proof"
@@ -65,11 +65,12 @@ def test_worked_example_resample_from_target():
 
 # Task 2: the exact rule gives p -------------------------------------------------------------------
 
+@pytest.mark.generated
 @pytest.mark.parametrize("vocab", [2, 3, 10, 100])
 @pytest.mark.task(2)
 def test_exact_rule_gives_p_on_generated_pairs(vocab):
     """Property: for 250 pairs per vocabulary size (seed 600 + V, every style), "exact" returns p to 1e-12."""
-    gen = np.random.default_rng(600 + vocab)
+    gen = case_rng(600 + vocab)
     for index in range(250):
         style = STYLES[index % len(STYLES)]
         p, q = random_pair(gen, vocab, style)
@@ -81,12 +82,13 @@ def test_exact_rule_gives_p_on_generated_pairs(vocab):
 
 # Task 3: the shortcut and its bias ----------------------------------------------------------------------
 
+@pytest.mark.generated
 @pytest.mark.parametrize("vocab", [2, 3, 10, 100])
 @pytest.mark.task(3)
 def test_resample_from_target_on_generated_pairs(vocab):
     """Property: for 250 pairs per vocabulary size (seed 650 + V), the shortcut's distribution
     equals the path-by-path reference q·min(1, p/q) + (1 − α)·p to 1e-12."""
-    gen = np.random.default_rng(650 + vocab)
+    gen = case_rng(650 + vocab)
     for index in range(250):
         style = STYLES[index % len(STYLES)]
         p, q = random_pair(gen, vocab, style)

@@ -9,14 +9,13 @@ tokens agree.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex07_reference import make_generator, reference_step
 from tests.reference.ex07_report import describe_case, mismatch_report, state_headline, stream_notes
-from tests.shared.cases import random_verify_case
+from tests.shared.cases import case_rng, random_verify_case
 
 EXERCISE = "07-torch-step"
 DTYPES = [torch.float32, torch.float64]
@@ -202,7 +201,7 @@ RANDOM_CASES = 50  # per vocabulary size and dtype: 300 steps of every shape fro
 
 
 def check_random_cases(vocab: int, dtype, cases: int, seed: int, device="cpu") -> None:
-    gen = np.random.default_rng(seed)
+    gen = case_rng(seed)
     for index in range(cases):
         draft_probs, target_probs, draft_tokens, generator_seed = random_case(gen, vocab, dtype, device)
         try:

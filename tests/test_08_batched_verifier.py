@@ -29,6 +29,7 @@ from tests.reference.ex08_checks import (
 from tests.reference.ex08_cost import measure
 from tests.reference.ex08_reference import PAD, contract_uniforms, expected_rows, make_generator
 from tests.reference.ex08_report import describe_batch
+from tests.shared.cases import case_rng
 
 DTYPES = [torch.float32, torch.float64]
 DTYPE_IDS = ["float32", "float64"]
@@ -120,7 +121,7 @@ RANDOM_BATCHES = 2  # per shape and dtype: 644 rows in all
 @pytest.mark.parametrize("batch, gamma, vocab", SHAPES, ids=[f"B{b}-g{g}-V{v}" for b, g, v in SHAPES])
 @pytest.mark.task(4)
 def test_random_batches_match_exercise_01_row_by_row(batch, gamma, vocab, dtype):
-    gen = np.random.default_rng(800 + batch + gamma + vocab)
+    gen = case_rng(800 + batch + gamma + vocab)
     for index in range(RANDOM_BATCHES):
         target, draft, tokens = random_batch(gen, batch, gamma, vocab, dtype)
         check_batch(target, draft, tokens, int(gen.integers(2**31)), f"random batch {index} (B = {batch}, γ = {gamma}, V = {vocab})",
@@ -274,7 +275,7 @@ def test_random_batches_on_cuda_match_exercise_01(dtype):
     check_batch(*forced_batch(["aa", "ar"], dtype), 0, "a small batch on the CPU")
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA device")
-    gen = np.random.default_rng(88)
+    gen = case_rng(88)
     for index in range(3):
         target, draft, tokens = random_batch(gen, 48, 5, 40, dtype, device="cuda")
         check_batch(target, draft, tokens, int(gen.integers(2**31)), f"random CUDA batch {index}", minimum_compared=0.9)

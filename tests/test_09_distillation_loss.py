@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading.streams import case_seed
 from tests.reference.ex01_reference import reference_trace
 from tests.reference.ex09_reference import reference_loss, reference_student_gradient, reference_top1_agreement
 
@@ -20,6 +21,9 @@ EXERCISE = "09-distillation-loss"
 DTYPES = [torch.float32, torch.float64]
 DTYPE_IDS = ["float32", "float64"]
 TOLERANCE = {torch.float32: dict(rtol=2e-5, atol=1e-6), torch.float64: dict(rtol=1e-10, atol=1e-12)}
+# The absolute part grows with T²: each log-probability carries a rounding error of about eps·|log p| however
+# small the KL, and the loss is T² times it. (At T = 4, float32 logits that differ by 0.3 at most give a loss
+# of 0.0199 that float32 gets to 3e-6: fresh streams, --streams 102958, drew such a pair.)
 
 
 def distillation_loss():
@@ -49,7 +53,9 @@ def loss_of(student, teacher, temperature=None) -> torch.Tensor:
 def check_loss(student, teacher, temperature, what: str) -> float:
     loss = float(loss_of(student, teacher, temperature))
     expected = reference_loss(student, teacher, 1.0 if temperature is None else temperature)
-    if not np.isclose(loss, expected, **TOLERANCE[student.dtype]):
+    tolerance = dict(TOLERANCE[student.dtype])
+    tolerance["atol"] *= max(1.0, (1.0 if temperature is None else temperature) ** 2)
+    if not np.isclose(loss, expected, **tolerance):
         rows = student.reshape(-1, student.shape[-1]).shape[0]
         hints = []
         if expected and np.isclose(loss * rows / student.shape[0], expected, rtol=1e-4) and rows != student.shape[0]:
@@ -93,12 +99,13 @@ def test_zero_when_the_logits_agree_even_up_to_a_shift_per_row(dtype):
 SHAPES = [(7,), (6, 11), (3, 4, 9), (2, 2, 3, 5)]
 
 
+@pytest.mark.generated
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("temperature", [1.0, 0.5, 2.0, 4.0])
 @pytest.mark.parametrize("shape", SHAPES, ids=["x".join(map(str, s)) for s in SHAPES])
 @pytest.mark.task(1)
 def test_random_logits_match_the_reference(shape, temperature, dtype):
-    gen = torch.Generator().manual_seed(100 * len(shape) + sum(shape) + int(10 * temperature))
+    gen = torch.Generator().manual_seed(case_seed(100 * len(shape) + sum(shape) + int(10 * temperature)))
     for index in range(3):
         teacher = 3 * torch.randn(shape, generator=gen, dtype=dtype)
         student = teacher + 2 * torch.randn(shape, generator=gen, dtype=dtype)
@@ -106,9 +113,10 @@ def test_random_logits_match_the_reference(shape, temperature, dtype):
         assert loss >= -1e-6
 
 
+@pytest.mark.generated
 @pytest.mark.task(1)
 def test_the_mean_runs_over_every_row_not_the_first_dimension():
-    gen = torch.Generator().manual_seed(9)
+    gen = torch.Generator().manual_seed(case_seed(9))
     teacher = torch.randn(2, 5, 4, generator=gen, dtype=torch.float64)
     check_loss(teacher.flip(-1), teacher, 1.0, "(2, 5, 4) logits: 10 rows, so the sum of KLs is divided by 10")
 
@@ -127,10 +135,11 @@ def test_logits_in_the_thousands_stay_finite(dtype):
     check_loss(student, teacher, None, "logits in the thousands")
 
 
+@pytest.mark.generated
 @pytest.mark.parametrize("temperature", [1.0, 3.0])
 @pytest.mark.task(1)
 def test_the_gradient_reaches_the_student_and_not_the_teacher(temperature):
-    gen = torch.Generator().manual_seed(4)
+    gen = torch.Generator().manual_seed(case_seed(4))
     teacher = torch.randn(3, 2, 6, generator=gen, dtype=torch.float64).requires_grad_()
     student = torch.randn(3, 2, 6, generator=gen, dtype=torch.float64).requires_grad_()
     loss = loss_of(student, teacher, temperature)
@@ -179,18 +188,20 @@ def test_top1_ties_go_to_the_lowest_index():
     assert check_agreement(student, teacher, "rows with ties (the lowest index wins, as torch.argmax)") == 2 / 3
 
 
+@pytest.mark.generated
 @pytest.mark.task(2)
 def test_top1_flattens_the_leading_dimensions():
-    gen = torch.Generator().manual_seed(5)
+    gen = torch.Generator().manual_seed(case_seed(5))
     teacher = torch.randn(4, 6, 5, generator=gen)
     student = teacher + 1.5 * torch.randn(4, 6, 5, generator=gen)
     check_agreement(student, teacher, "(4, 6, 5) logits (24 rows)")
 
 
+@pytest.mark.generated
 @pytest.mark.task(2)
 def test_top1_agreement_is_the_greedy_acceptance_rate():
     """With one-hot (greedy) p and q, exercise 01's rule accepts a draft exactly when the argmaxes agree."""
-    gen = torch.Generator().manual_seed(6)
+    gen = torch.Generator().manual_seed(case_seed(6))
     teacher = torch.randn(200, 7, generator=gen, dtype=torch.float64)
     student = teacher + torch.randn(200, 7, generator=gen, dtype=torch.float64)
     accepted = 0

@@ -27,6 +27,7 @@ from tests.reference.ex14_cases import (
     expected_accepted,
     random_case,
 )
+from tests.shared.cases import case_rng
 
 TOY_P, TOY_Q = [[1 / 3, 2 / 3]] * 3, [[2 / 3, 1 / 3]] * 2  # the theory page's toy, γ = 2
 
@@ -141,7 +142,7 @@ def test_does_not_modify_its_inputs():
 @pytest.mark.parametrize("vocab", [2, 3, 5, 17, 100])
 @pytest.mark.task(6)
 def test_random_cases_match_the_reference(vocab):
-    gen = np.random.default_rng(1400 + vocab)
+    gen = case_rng(1400 + vocab)
     for index in range(RANDOM_CASES):
         p, q, draft, uniforms = random_case(gen, vocab)
         try:
@@ -209,7 +210,7 @@ def test_a_token_the_draft_never_proposes_counts_for_nothing():
 @pytest.mark.generated
 @pytest.mark.task(8)
 def test_random_rows_match_the_reference_enumeration():
-    gen = np.random.default_rng(1408)
+    gen = case_rng(1408)
     for index in range(24):
         vocab, gamma = int(gen.integers(2, 5)), int(gen.integers(1, 5))
         p = gen.dirichlet(np.full(vocab, 0.5), size=gamma + 1)

@@ -27,7 +27,7 @@ from tests.reference.ex15_cases import (
     verifier,
 )
 from tests.reference.ex15_reference import iid_closed_form
-from tests.shared.cases import PAIR_STYLES, random_pair
+from tests.shared.cases import PAIR_STYLES, case_rng, random_pair
 
 # The worked example of the exercise text and the theory page (position 0 of exercise 01's).
 P, Q = [0.2, 0.5, 0.3], [0.5, 0.3, 0.2]
@@ -149,10 +149,11 @@ def test_worked_example_table(k, without_replacement):
     check_probability(P, Q, k, without_replacement, f"the worked example with k = {k}", WORKED[k, without_replacement])
 
 
+@pytest.mark.generated
 @pytest.mark.task(3)
 def test_one_candidate_is_the_acceptance_rate_on_generated_pairs():
     """Property: with k = 1 both variants give Σ min(p, q), for 40 pairs (seed 1501, every style)."""
-    gen = np.random.default_rng(1501)
+    gen = case_rng(1501)
     for index in range(40):
         p, q = random_pair(gen, 2 + index % 5, PAIR_STYLES[index % len(PAIR_STYLES)])
         for without_replacement in (IID, WITHOUT):
@@ -160,10 +161,11 @@ def test_one_candidate_is_the_acceptance_rate_on_generated_pairs():
                               float(np.minimum(p, q).sum()))
 
 
+@pytest.mark.generated
 @pytest.mark.task(3)
 def test_iid_matches_the_closed_form_of_the_deterministic_chain():
     """In the i.i.d. rule p_j does not depend on the draws: 1 - Π (1 - Σ min(p_j, q)); 30 pairs, seed 1502."""
-    gen = np.random.default_rng(1502)
+    gen = case_rng(1502)
     for index in range(30):
         p, q = random_pair(gen, 3 + index % 3, PAIR_STYLES[index % len(PAIR_STYLES)])
         k = 1 + index % 4
@@ -195,7 +197,7 @@ def test_without_replacement_random_cases_match_the_reference(vocab):
 @pytest.mark.task(3)
 def test_generated_pairs_match_the_enumeration(without_replacement):
     """24 pairs (seed 1550/1551, every style, V = 2 to 5), k from 1 to 4, against the reference's enumeration."""
-    gen = np.random.default_rng(1550 + without_replacement)
+    gen = case_rng(1550 + without_replacement)
     for index in range(24):
         p, q = random_pair(gen, 2 + index % 4, PAIR_STYLES[index % len(PAIR_STYLES)])
         most = min(4, int(np.count_nonzero(q))) if without_replacement else 4

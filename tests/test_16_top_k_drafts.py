@@ -17,7 +17,7 @@ from speckata.grading import GradingFailure, call_learner, expect_value_error, l
 from speckata.grading.position_table import plural
 from tests.reference.ex16_reference import reference_trace
 from tests.reference.ex16_report import describe_case, mismatch_report
-from tests.shared.cases import PAIR_STYLES, random_pair
+from tests.shared.cases import PAIR_STYLES, case_rng, random_pair
 from tests.shared.statistics import chi_square_test
 
 EXERCISE = "16-top-k-drafts"
@@ -174,7 +174,7 @@ def random_case(gen, vocab: int):
 @pytest.mark.parametrize("vocab", [2, 3, 5, 17, 100])
 @pytest.mark.task(6)
 def test_random_cases_match_the_reference(vocab):
-    gen = np.random.default_rng(1600 + vocab)
+    gen = case_rng(1600 + vocab)
     for index in range(RANDOM_CASES):
         p, candidates, q, uniforms = random_case(gen, vocab)
         try:

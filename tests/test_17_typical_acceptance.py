@@ -19,7 +19,7 @@ from tests.reference.ex17_reference import (
     closest_to_threshold, reference_acceptance_rate, reference_distribution, reference_entropy,
     reference_threshold, reference_total_variation,
 )
-from tests.shared.cases import PAIR_STYLES, random_pair
+from tests.shared.cases import PAIR_STYLES, case_rng, random_pair
 
 EXERCISE = "17-typical-acceptance"
 TOLERANCE = 1e-12
@@ -190,7 +190,7 @@ GRID = [(0.09, 0.3), (0.05, 0.2), (0.2, 0.5), (0.3, 0.09), (1.0, 1.0), (0.01, 0.
 
 
 def generated_cases(vocab: int, seed: int, count: int):
-    gen = np.random.default_rng(seed)
+    gen = case_rng(seed)
     made = tried = 0
     while made < count:
         tried += 1

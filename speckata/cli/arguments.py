@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("id", nargs="?", help="exercise id or number, e.g. 01-speculative-step or 1")
+    check.add_argument("--streams", type=int, default=None, metavar="SEED",
+                       help="a hidden suite: draw every generated case afresh from SEED (nothing is recorded)")
 
     hint = commands.add_parser("hint", help="the next hint tier for an exercise (default: the current one)")
     hint.add_argument("id", nargs="?", help="exercise id or number")

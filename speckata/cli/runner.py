@@ -40,11 +40,18 @@ def grade(workspace, exercise: Exercise) -> Verdict:
     started = time.monotonic()
     run = getattr(workspace, "suite_runner", run_suite)(  # kata watch sets a warm one (cli/warm_grader.py)
         [str(workspace.root / exercise.tests)], workspace.target, cwd=workspace.root, timeout=workspace.timeout,
-        options=[f"--test-timeout={workspace.test_timeout:g}", "-x", "--tb=short"],  # -x: the first failing case
+        options=[f"--test-timeout={workspace.test_timeout:g}", "-x", "--tb=short",  # -x: the first failing case
+                 *streams_option(workspace)],
     )
     verdict = verdict_from_run(exercise, run, workspace.timeout)
     verdict.sha256, verdict.seconds = sha256, time.monotonic() - started
     return verdict
+
+
+def streams_option(workspace) -> list[str]:
+    """``--streams=SEED`` when `kata check --streams SEED` asked for a hidden suite (grading/streams.py)."""
+    streams = getattr(workspace, "streams", None)
+    return [] if streams is None else [f"--streams={streams}"]
 
 
 def verdict_from_run(exercise: Exercise, run: SuiteRun, timeout: float) -> Verdict:

@@ -14,6 +14,7 @@ Loaded before the command line is parsed (``addopts = "-p speckata.grading.plugi
 - a summary listing every exercise as solved, failing, not attempted or incomplete.
 - ``--maintainer``: also collect tests/maintainer (the mutant, notebook and shape gates).
 - ``--report-json PATH``: every test's outcome and message, for the ``kata`` command and the gates.
+- ``--streams SEED``: every generated case drawn afresh from SEED, for a hidden suite (streams.py).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from speckata.grading import completion_guard, ordering
+from speckata.grading import completion_guard, ordering, streams
 from speckata.grading.failures import LearnerStopped
 from speckata.grading.learner_code import install_finder
 from speckata.grading.report import GradingRecord
@@ -42,6 +43,7 @@ def pytest_addoption(parser):
     group.addoption("--maintainer", action="store_true", help="also run the maintainer gates in tests/maintainer")
     group.addoption("--test-timeout", type=float, default=120.0, help="seconds before a test is stopped (default 120)")
     group.addoption("--report-json", default=None, help="write every test's outcome and message to this file")
+    streams.add_option(group)  # --streams SEED: a hidden suite (speckata/grading/streams.py)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -51,6 +53,7 @@ def pytest_configure(config):
     if not target.is_dir():
         raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
     set_target(target)
+    streams.configure(config)
     install_finder()  # from now on an exercise module imports from the graded folder, whoever imports it
     if getattr(config, "args_source", None) == pytest.Config.ArgsSource.INVOCATION_DIR:
         # No test paths given and pytest fell back to the current folder: run from a subfolder, or
@@ -76,7 +79,7 @@ class GradingSession:
 
     def pytest_report_header(self, config):
         kind = "the reference solutions" if is_reference_target() else "your code"
-        return f"speckata: grading {shown_path(target_dir())}/ ({kind})"
+        return [f"speckata: grading {shown_path(target_dir())}/ ({kind})", *filter(None, [streams.header_line()])]
 
     def pytest_ignore_collect(self, collection_path, config):
         maintainer_dir = repo_root() / "tests" / "maintainer"

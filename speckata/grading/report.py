@@ -1,8 +1,9 @@
 """What one grading run saw, test by test: the summary it prints and the report file it writes.
 
 The report file (``--report-json``) is the only thing the kata command and the gates read:
-``{"target", "states", "tests": [{"nodeid", "exercise", "outcome", "message", "detail", "task", "tasks"}]}``
-("detail" only where a report carries one; "task" and "tasks" only for tests marked with a task).
+``{"target", "streams", "states", "tests": [{"nodeid", "exercise", "outcome", "message", "detail", "task", "tasks"}]}``
+("streams": the ``--streams`` seed, or null for the committed cases; "detail" only where a report
+carries one; "task" and "tasks" only for tests marked with a task).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from pathlib import Path
 
 from speckata.grading import states as S
+from speckata.grading.streams import streams_seed
 from speckata.grading.target import shown_path, target_dir
 from speckata.manifest import exercise_for_test_file, load_manifest
 
@@ -83,7 +85,7 @@ class GradingRecord:
         return any(state in (S.FAILING, S.INCOMPLETE) for state in self.states().values())
 
     def write(self, path: Path, target: Path) -> None:
-        data = {"target": str(target), "states": self.states(), "tests": self.tests}
+        data = {"target": str(target), "streams": streams_seed(), "states": self.states(), "tests": self.tests}
         path.write_text(json.dumps(data, indent=1, default=str))
 
     def summary_lines(self, stopped: dict[str, str]) -> list[str]:

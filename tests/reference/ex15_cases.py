@@ -13,7 +13,7 @@ from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, learner_function
 from tests.reference.ex15_reference import draw_candidates, enumerated_acceptance, outcome, reference_trace
 from tests.reference.ex15_report import RULES, describe_case, mismatch_report
-from tests.shared.cases import PAIR_STYLES, random_pair
+from tests.shared.cases import PAIR_STYLES, case_rng, random_pair
 from tests.shared.statistics import chi_square_test
 
 EXERCISE = "15-multi-candidate"
@@ -99,7 +99,7 @@ def random_case(gen, vocab: int, without_replacement: bool):
 
 
 def check_random_cases(vocab: int, without_replacement: bool, seed: int) -> None:
-    gen = np.random.default_rng(seed)
+    gen = case_rng(seed)
     for index in range(RANDOM_CASES):
         p, q, candidates, uniforms = random_case(gen, vocab, without_replacement)
         try:

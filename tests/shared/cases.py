@@ -1,8 +1,9 @@
 """Random probability rows and verify-step cases for the grading suites (minitorch's strategies.py).
 
 Every suite that grades on generated distributions draws them here, from a numpy Generator that
-the suite seeds itself, so each run and each machine sees the same cases. The styles cover what
-a real target and draft produce: peaked rows (one token holds most of the mass), flat rows,
+the suite seeds through ``case_rng(base)``, so each run and each machine sees the same cases (and
+``--streams SEED``, a hidden suite, fresh ones: speckata/grading/streams.py). The styles cover
+what a real target and draft produce: peaked rows (one token holds most of the mass), flat rows,
 sparse rows (zeros, which is where residuals and supports go wrong), and drafts close to the
 target (long accepted runs) or disjoint from it (nothing accepted).
 """
@@ -11,10 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from speckata.grading.streams import case_seed
+
 CONCENTRATION = {"peaked": 0.1, "flat": 10.0, "sparse": 1.0}  # Dirichlet parameter per row style
 ROW_STYLES = tuple(CONCENTRATION)
 ZEROED_SHARE = 0.4  # in a "sparse" row each token is zeroed with this chance
 PAIR_STYLES = ("peaked", "flat", "sparse", "close", "disjoint")
+
+
+def case_rng(base: int) -> np.random.Generator:
+    """The generator of a generated case whose committed seed is ``base`` (fresh under ``--streams``).
+    Statistical tests do not use it: their fixed seeds are part of their margin gates."""
+    return np.random.default_rng(case_seed(base))
 
 
 def random_rows(gen: np.random.Generator, count: int, vocab: int, concentration: float, sparsity: float = 0.0) -> np.ndarray:
