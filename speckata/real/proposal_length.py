@@ -24,6 +24,7 @@ come out never depends on this choice: the verification is exact whatever is pro
 
 from __future__ import annotations
 
+import itertools
 import time
 
 PRIOR_TESTED = 4.0  # how many tokens of evidence the prior is worth
@@ -84,7 +85,7 @@ class PassCost:
         points = self.points
         if tokens <= points[0][0]:
             return points[0][1]
-        for (j0, c0), (j1, c1) in zip(points, points[1:]):
+        for (j0, c0), (j1, c1) in itertools.pairwise(points):
             if tokens <= j1:
                 return c0 + (c1 - c0) * (tokens - j0) / (j1 - j0)
         if len(points) == 1:

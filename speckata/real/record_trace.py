@@ -1,10 +1,11 @@
 """Record which tokens prompt lookup drafted and the target kept, for notebook 13's coloured text.
 
 ``python -m speckata.real.record_trace`` decodes the benchmark's copy and chat prompts greedily
-with SmolLM2-135M and exercise 13's reference lookup, and writes, pass by pass, the text of each
-kept proposal and of the token the target added itself (a correction after a rejected proposal,
-a bonus after an accepted one, or a plain step when nothing was proposed) to
-speckata/real/results/trace.json. Greedy decoding, so the run is deterministic.
+with SmolLM2-135M and exercise 13's reference lookup (the benchmark's settings: at most 16 tokens
+proposed, n-grams up to 16, the proposal length from the typical CPU cost model), and writes, pass
+by pass, the text of each kept proposal and of the token the target added itself (a correction
+after a rejected proposal, a bonus after an accepted one, or a plain step when nothing was
+proposed) to speckata/real/results/trace.json. Greedy decoding, so the run is deterministic.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from speckata.real.adapter import HFCachedModel
+from speckata.real.lean_llama import LeanLlama
 from speckata.real.load import load_target, load_tokenizer
 from speckata.real.lookup import lookup_generate
 from speckata.real.prompts import BENCH_PROMPTS, chat_ids
@@ -37,11 +38,11 @@ def passes(tokenizer, result) -> list[dict]:
 
 def main(argv: list[str]) -> int:
     torch.set_num_threads(1)
-    tokenizer, target = load_tokenizer(), HFCachedModel(load_target())
-    record = {"settings": {"tokens": 64, "gamma": 8, "n": 3, "temperature": 0}, "prompts": {}}
+    tokenizer, target = load_tokenizer(), LeanLlama(load_target())
+    record = {"settings": {"tokens": 64, "gamma": 16, "n": 16, "temperature": 0}, "prompts": {}}
     for name in ("copy", "chat"):
-        result = lookup_generate(target, chat_ids(tokenizer, BENCH_PROMPTS[name]), 64, 8,
-                                 torch.Generator().manual_seed(0), temperature=0.0, n=3)
+        result = lookup_generate(target, chat_ids(tokenizer, BENCH_PROMPTS[name]), 64, 16,
+                                 torch.Generator().manual_seed(0), temperature=0.0, n=16)
         record["prompts"][name] = {"passes": passes(tokenizer, result), "target_passes": result.target_passes}
     OUTPUT.write_text(json.dumps(record, indent=1, ensure_ascii=False))
     print("wrote", OUTPUT)

@@ -11,6 +11,7 @@ The longer greedy check (12 prompts x 64 tokens) is ``python -m speckata.bench r
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -20,7 +21,7 @@ import pytest
 
 from speckata.manifest import repo_root
 from speckata.real.load import missing_parts
-from tests.shared.statistics import chi_square_sf
+from tests.maintainer.real_model_support import ALPHA, RUNS, SEED, chi_square, likeliest, restricted
 
 REQUIRED = os.environ.get("SPECKATA_REQUIRE_REAL") == "1"
 MISSING = missing_parts()
@@ -39,6 +40,7 @@ def real():
     import torch
 
     from speckata.real.adapter import HFCachedModel
+    from speckata.real.lean_llama import LeanLlama
     from speckata.real.load import load_target, load_tokenizer
     from speckata.real.tiny_draft import WEIGHTS_FILE, draft_from_target, load_draft
 
@@ -46,13 +48,23 @@ def real():
     model, tokenizer = load_target(), load_tokenizer()
     draft_model = load_draft(model) if WEIGHTS_FILE.is_file() else draft_from_target(model)
     return {"torch": torch, "model": model, "tokenizer": tokenizer, "draft_model": draft_model,
-            "target": HFCachedModel(model), "draft": HFCachedModel(draft_model)}
+            "target": HFCachedModel(model), "draft": HFCachedModel(draft_model), "lean": LeanLlama(model, capacity=64)}
 
 
 def prompt_ids(real, index=0):
     from speckata.real.prompts import EQUALITY_PROMPTS, chat_ids
 
     return chat_ids(real["tokenizer"], EQUALITY_PROMPTS[index])
+
+
+def next_token_rows(real, prompt, proposal):
+    """SmolLM2's float64 next-token distributions after the prompt and after each proposed token."""
+    from speckata.models.sampling import next_token_probabilities
+
+    target = real["target"]
+    target.reset()
+    logits = target.forward_new(prompt + proposal)
+    return next_token_probabilities(logits[-(len(proposal) + 1):], 1.0)
 
 
 # The core kata never needs the extra ------------------------------------------------------------
@@ -100,6 +112,38 @@ def test_crop_rolls_the_cache_back(real):
         target.crop(target.cache_length + 1)
 
 
+def test_lean_llama_gives_transformers_logits_bit_for_bit(real):
+    """The same floats as transformers' forward (DynamicCache): prompt, one- and several-token passes,
+    across a growth of LeanLlama's buffers (capacity 64) and after a crop."""
+    torch, target, lean = real["torch"], real["target"], real["lean"]
+    ids = prompt_ids(real, 2)
+    cuts = [0, 50, 51, 60, 61, 78, len(ids)]
+    target.reset()
+    lean.reset()
+    for begin, end in itertools.pairwise(cuts):
+        expected, got = target.forward_new(ids[begin:end]), lean.forward_new(ids[begin:end])
+        assert torch.equal(got, expected), f"tokens {begin}-{end}: max |diff| {float((got - expected).abs().max())}"
+    target.crop(70)
+    lean.crop(70)
+    assert lean.cache_length == 70
+    assert torch.equal(lean.forward_new([1000, 2000], last=1), target.forward_new([1000, 2000], last=1))
+
+
+def test_plain_generate_draws_as_autoregressive_generate(real):
+    """Same seed, same tokens and the same number of draws, sampled and greedy."""
+    from speckata.models.decoding import autoregressive_generate
+    from speckata.real.plain import plain_generate
+
+    torch = real["torch"]
+    prompt = prompt_ids(real, 3)
+    for temperature in (1.0, 0.0):
+        first, second = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+        ours = plain_generate(real["lean"], prompt, 8, first, temperature)
+        reference = autoregressive_generate(real["target"], prompt, 8, second, temperature)
+        assert ours == reference, f"T = {temperature}: {ours} != {reference}"
+        assert torch.equal(first.get_state(), second.get_state()), "a different number of draws"
+
+
 # Greedy: token for token what transformers' generate(do_sample=False) makes ---------------------
 
 def hf_greedy(real, prompt, tokens):
@@ -125,55 +169,16 @@ def test_greedy_decoders_equal_transformers_generate(real, index):
     tiny = speculative_generate(real["target"], real["draft"], prompt, SMOKE_TOKENS, 3, torch.Generator().manual_seed(0), 0)
     assert tiny.tokens == expected, "exercise 10 with the tiny draft differs from generate(do_sample=False)"
     assert lookup.target_passes <= SMOKE_TOKENS and tiny.target_passes <= SMOKE_TOKENS
+    from speckata.real.plain import plain_generate  # the benchmark's decoders, on LeanLlama
+
+    assert plain_generate(real["lean"], prompt, SMOKE_TOKENS, torch.Generator().manual_seed(0), 0) == expected
+    lean_lookup = lookup_generate(real["lean"], prompt, SMOKE_TOKENS, 16, torch.Generator().manual_seed(0), 0, 16,
+                                  drafter=ngram_draft)
+    assert lean_lookup.tokens == expected, "prompt lookup (ours) on LeanLlama differs from generate(do_sample=False)"
 
 
 # Sampling: the verify step's first token is distributed exactly as SmolLM2's p -------------------
 
-RUNS = 20_000
-SEED = 20261213
-ALPHA = 1e-3  # fail when the chi-square p-value is below this
-TOP = 20  # chi-square bins: p's 20 likeliest tokens, and one bin for all the others
-KEPT = 256  # the statistical tests keep each row's 256 likeliest tokens (most of the mass)
-
-
-def binned(p: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Observed counts and expected probabilities over TOP + 1 bins."""
-    top = np.argsort(-p, kind="stable")[:TOP]
-    position = np.full(p.shape[0], TOP)
-    position[top] = np.arange(TOP)
-    observed = np.bincount(position[tokens], minlength=TOP + 1)
-    expected = np.append(p[top], 1 - p[top].sum())
-    return observed, expected
-
-
-def chi_square(p, tokens):
-    observed, expected = binned(p, tokens)
-    statistic = float(((observed - len(tokens) * expected) ** 2 / (len(tokens) * expected)).sum())
-    return statistic, chi_square_sf(statistic, TOP)
-
-
-def likeliest(rows, count: int = KEPT):
-    """The columns of the ``count`` likeliest tokens of each row (their union, ascending)."""
-    import torch
-
-    return torch.unique(torch.cat([row.topk(count).indices for row in rows]))
-
-
-def restricted(rows, columns):
-    """The rows over ``columns`` only, renormalised: a real distribution with a vocabulary small
-    enough that 20,000 verify steps take seconds, not minutes."""
-    kept = rows[:, columns]
-    return kept / kept.sum(dim=-1, keepdim=True)
-
-
-def next_token_rows(real, prompt, proposal):
-    """SmolLM2's float64 next-token distributions after the prompt and after each proposed token."""
-    from speckata.models.sampling import next_token_probabilities
-
-    target = real["target"]
-    target.reset()
-    logits = target.forward_new(prompt + proposal)
-    return next_token_probabilities(logits[-(len(proposal) + 1):], 1.0)
 
 
 def test_a_deterministic_proposal_is_exact_by_computation(real):
@@ -266,3 +271,23 @@ def test_model_draft_verification_samples_exactly_p(real):
     assert pvalue > ALPHA, f"chi-square {statistic:.1f} (20 df), p-value {pvalue:.2e}"
     _, draft_pvalue = chi_square(p_small[0].numpy(), np.array(drafts))
     assert draft_pvalue < ALPHA, "the draft's own samples pass as p: the test has no power at this position"
+
+
+# The benchmark: interleaved repeats, medians with their spread, verdicts outside the noise --------
+
+def test_the_benchmark_writes_medians_spreads_and_verdicts(real, tmp_path, capsys):
+    import json
+
+    from speckata.bench.real import main
+
+    out = tmp_path / "bench.json"
+    assert main(["--tokens", "4", "--repeats", "2", "--prompts", "chat", "--temperatures", "0", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert set(results["forward_ms"]["1"]) >= {"1", "2", "5", "9"}
+    rows = {row["decoder"]: row for row in results["rows"]}
+    assert {"plain (ours)", "plain (hf)", "lookup (ours)", "lookup (hf)"} <= set(rows)
+    for row in rows.values():
+        assert len(row["seconds"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["new_tokens"] == 4
+    assert rows["plain (ours)"]["verdict"] in ("ahead", "within noise", "behind")
+    assert rows["lookup (ours)"]["versus"] == "lookup (hf)"
+    assert "against plain (hf)" in capsys.readouterr().out
