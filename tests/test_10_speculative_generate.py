@@ -167,6 +167,8 @@ def trained_models():
 
 
 PROMPT = char_tokenizer().encode("The default ")
+GREEDY_TOKENS = 36  # new tokens of the greedy comparison on the trained models
+TRAINED_TOKENS = 28  # new tokens of each exact replay on the trained models
 
 
 @pytest.mark.task(6)
@@ -174,8 +176,9 @@ def test_temperature_zero_equals_greedy_decoding_on_the_trained_models(trained_m
     """float64 copies of the committed models, so that no rounding can separate two logits."""
     target, draft = trained_models["float64"]
     prompt = char_tokenizer().encode("The class")
-    greedy = autoregressive_generate(target, prompt, 60, torch.Generator().manual_seed(0), temperature=0.0)
-    result, _, _ = check_case("the committed target and draft, float64", target, draft, prompt, 60, 4, seed=0, temperature=0.0)
+    greedy = autoregressive_generate(target, prompt, GREEDY_TOKENS, torch.Generator().manual_seed(0), temperature=0.0)
+    result, _, _ = check_case("the committed target and draft, float64", target, draft, prompt, GREEDY_TOKENS, 4, seed=0,
+                              temperature=0.0)
     if result.tokens != greedy:
         index = first_difference(greedy, result.tokens)
         raise GradingFailure(f"At temperature 0 the output must equal autoregressive_generate(target, ..., temperature=0); "
@@ -206,12 +209,13 @@ def test_random_cases_match_the_reference(models):
 @pytest.mark.task(7)
 def test_trained_models_match_the_reference(trained_models, gamma, temperature):
     target, draft = trained_models["float32"]
-    check_case("the committed trained target and draft", target, draft, PROMPT, 40, gamma, seed=case_seed(gamma), temperature=temperature)
+    check_case("the committed trained target and draft", target, draft, PROMPT, TRAINED_TOKENS, gamma, seed=case_seed(gamma),
+               temperature=temperature)
 
 
 # Task 8: the output is distributed as the target's ------------------------------------------------
 
-STAT_RUNS = 2000
+STAT_RUNS = 1000
 STAT_SEED = 20261130
 STAT_LENGTH = 3  # new tokens per run: 27 possible sequences over 3 tokens
 STAT_GAMMA = 2
@@ -243,10 +247,10 @@ def test_generated_sequences_are_distributed_as_the_target():
     """Chi-square goodness of fit of whole generated sequences against the target chain.
 
     Statistic: Pearson's chi-square over all 27 sequences of 3 new tokens (26 degrees of freedom),
-    exact expected counts from the order-2 target chain, 2,000 runs from one generator seeded with
+    exact expected counts from the order-2 target chain, 1,000 runs from one generator seeded with
     20261130 (gamma = 2, prompt [0]). Threshold: fail when the p-value is below 1e-3. The
     reference's p-value is checked in tests/maintainer/test_margins_chi_square.py; a decoder that
-    replaces rejections with a sample from p instead of the residual scores p < 1e-50 (mutant gate).
+    replaces rejections with a sample from p instead of the residual scores p < 1e-40 (mutant gate).
     """
     statistic, pvalue, counts = sequence_chi_square(speculative_generate())
     if pvalue < STAT_ALPHA:
