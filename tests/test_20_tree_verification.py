@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading.streams import case_seed
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
@@ -195,9 +196,9 @@ def random_cases():
 @pytest.mark.task(6)
 def test_random_markov_cases_match_the_reference():
     for index, tree, temperature, children in random_cases():
-        target, draft = markov_pair(100 + index, vocab=3 + index % 3, order=1 + index % 2)
+        target, draft = markov_pair(case_seed(100 + index), vocab=3 + index % 3, order=1 + index % 2)
         try:
-            check_everything(*run(target, draft, [index % 3], 10 + index % 5, tree, index, temperature, children,
+            check_everything(*run(target, draft, [index % 3], 10 + index % 5, tree, case_seed(index), temperature, children,
                                   f"random chains {index}"))
         except GradingFailure as failure:
             raise GradingFailure(f"{failure}\n\n(random case {index} of 16; the cases before it passed)") from None
@@ -208,7 +209,7 @@ def test_random_markov_cases_match_the_reference():
 @pytest.mark.task(6)
 def test_trained_models_match_the_reference(children):
     target, draft = trained()
-    check_everything(*run(target, draft, char_tokenizer().encode(CODE), 30, UNEVEN, 5, 1.0, children, "trained"))
+    check_everything(*run(target, draft, char_tokenizer().encode(CODE), 30, UNEVEN, case_seed(5), 1.0, children, "trained"))
 
 
 # Task 7: the output is distributed as the target's ----------------------------------------------
