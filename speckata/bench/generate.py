@@ -22,16 +22,14 @@ when the machine is busy). Compare ratios, which are measured side by side.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
-from pathlib import Path
 
 import torch
 
-from speckata.manifest import repo_root
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
+from speckata.real.graded import graded_function
 
 PROMPTS = ["The ", "Assignment statements ", "   for_stmt ::= ", "If the exception ", "A class definition "]
 GAMMAS = (1, 2, 4, 8)
@@ -46,13 +44,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--target", default="solutions", help="folder holding ex10_speculative_generate.py (default solutions)")
     return parser.parse_args(argv)
-
-
-def load_speculative_generate(folder: str):
-    path = Path(folder) if Path(folder).is_absolute() else repo_root() / folder
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-    return importlib.import_module("ex10_speculative_generate").speculative_generate
 
 
 def expected_tokens_per_pass(alpha: float, gamma: int) -> float:
@@ -79,7 +70,7 @@ def pass_seconds(model, new_tokens: int, cached: int = 100, calls: int = 200) ->
 def measure(tokens: int = 200, repeats: int = 3, temperature: float = 1.0, seed: int = 0, target: str = "solutions",
             gammas=GAMMAS) -> dict:
     """Everything the table prints, as a dict (the notebook plots it)."""
-    speculative_generate = load_speculative_generate(target)
+    speculative_generate = graded_function("ex10_speculative_generate", "speculative_generate", target)
     target_model, draft = load_target(), load_draft()
     prompts = [char_tokenizer().encode(text) for text in PROMPTS]
     one_target, one_draft = pass_seconds(target_model, 1), pass_seconds(draft, 1)

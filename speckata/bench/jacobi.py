@@ -16,15 +16,14 @@ tokens per pass alone already say how little plain Jacobi iteration gains (theor
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
 import torch
 
-from speckata.manifest import repo_root
 from speckata.models.decoding import autoregressive_generate
+from speckata.real.graded import graded_function
 
 CHAR_PROMPTS = ["The quick brown fox ", "Once upon a time, ", "def speculative_step("]
 GUESSES = (2, 4, 8)
@@ -38,13 +37,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-real", action="store_true", help="skip SmolLM2 even when it is set up")
     parser.add_argument("--json", default=None, help="also write the rows to this file")
     return parser.parse_args(argv)
-
-
-def load_jacobi_generate(folder: str):
-    path = Path(folder) if Path(folder).is_absolute() else repo_root() / folder
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-    return importlib.import_module("ex19_jacobi_decoding").jacobi_generate
 
 
 def measure(model, jacobi_generate, label: str, ids: list[int], tokens: int) -> dict:
@@ -83,7 +75,7 @@ def real_rows(jacobi_generate, tokens: int) -> list[dict]:
 def main(argv: list[str]) -> int:
     args = parse(argv)
     torch.set_num_threads(args.threads)
-    jacobi_generate = load_jacobi_generate(args.target)
+    jacobi_generate = graded_function("ex19_jacobi_decoding", "jacobi_generate", args.target)
     with torch.no_grad():
         rows = char_rows(jacobi_generate, args.tokens) + ([] if args.no_real else real_rows(jacobi_generate, args.tokens))
     print(f"Jacobi decoding, {args.tokens} new tokens, greedy; tokens per target pass (output = greedy decoding, checked)")

@@ -16,21 +16,12 @@ import os
 import signal
 import sys
 
+from speckata.grading.parent_death import die_with_parent
+
 GUARDED_PID = "SPECKATA_GUARDED_PID"  # set in the child: a nested pytest in the same process does not fork again
 REACHED_END, STOPPED = b"end", b"stopped"  # what the child may say; STOPPED: it already explained itself
 
 _pipe: int | None = None
-
-
-def _die_with_parent(parent: int) -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the parent was gone before prctl took effect
-        os._exit(1)
 
 
 def guard_this_run() -> None:
@@ -46,7 +37,7 @@ def guard_this_run() -> None:
     if child == 0:
         os.close(read_end)
         os.environ[GUARDED_PID] = str(os.getpid())
-        _die_with_parent(parent)
+        die_with_parent(parent)
         _pipe = write_end
         return
     os.close(write_end)

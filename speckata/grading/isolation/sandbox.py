@@ -17,7 +17,6 @@ ordinary code (an import, ``open``, a subprocess running ``cat``).
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -34,17 +33,6 @@ def limit_resources(memory_mb: int) -> None:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT_BYTES, OUTPUT_LIMIT_BYTES))
-
-
-def die_with_parent(parent: int) -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the grader was gone before prctl took effect
-        os._exit(1)
 
 
 def refuse_repository(repo_root: Path, allowed: list[Path]) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from speckata.grading.isolation import sandbox, shipped_classes, wire
 from speckata.grading.isolation.autograd_bridge import grad_leaves
+from speckata.grading.parent_death import die_with_parent
 
 # Classes the grader can load back (wire.ReplyUnpickler); values of other classes are converted.
 LOADABLE_ROOTS = {"builtins", "collections", "numpy", "torch", "speckata", "copyreg"}
@@ -198,7 +199,7 @@ def torch_state_after(torch_sync, before: bytes | None) -> bytes | None:
 
 
 def serve(config: dict) -> None:
-    sandbox.die_with_parent(config["parent"])
+    die_with_parent(config["parent"])
     sandbox.limit_resources(config["memory_mb"])
     repo = Path(config["repo_root"])
     sandbox.remove_repository_from_path(repo)
