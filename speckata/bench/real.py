@@ -36,7 +36,7 @@ from speckata.real.spread import PAIRS, rotated, speedup_span, summary, verdict
 
 def parse(argv):
     parser = argparse.ArgumentParser(prog="python -m speckata.bench real", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokens", default="96", help="new tokens per prompt, comma-separated (default 96)")
+    parser.add_argument("--tokens", default="64", help="new tokens per prompt, comma-separated (default 64)")
     parser.add_argument("--threads", default="1", help="torch threads, comma-separated (default 1)")
     parser.add_argument("--repeats", type=int, default=5, help="timed rounds of every decoder (default 5)")
     parser.add_argument("--gamma", type=int, default=16, help="prompt lookup (ours): most tokens proposed (default 16)")

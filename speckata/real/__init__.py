@@ -8,8 +8,14 @@ outside this package imports transformers).
 - ``adapter``: ``HFCachedModel`` gives a transformers causal LM the interface of
   ``speckata.models.interface`` (forward_new, cache_length, crop, reset), so exercise 10's
   ``speculative_generate`` runs on SmolLM2 unchanged.
+- ``lean_llama``: ``LeanLlama``, the same forward pass without transformers' per-call machinery
+  (a preallocated cache, fused matrices; logits equal to transformers' bit for bit): what our
+  decoders run on in the benchmark.
+- ``plain``: plain decoding, one pass per token, drawing as exercise 10's baseline does.
 - ``lookup``: speculative decoding with a deterministic proposal (prompt lookup, exercise 13),
-  verified by exercise 12's ``verify_proposal``.
+  verified by exercise 12's ``verify_proposal``; ``proposal_length`` chooses how many tokens to
+  propose from the match length and the measured cost of a pass.
+- ``decoders`` / ``spread``: the benchmark's decoders, and its medians, spreads and verdicts.
 - ``tiny_draft`` / ``train_draft``: a small draft with SmolLM2's tokenizer, distilled from it.
 - ``prompts``: the fixed prompts of the benchmark and the tests.
 """

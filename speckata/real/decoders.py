@@ -91,7 +91,7 @@ class Setup:
         return out, alpha, self._hooked + self.target.passes
 
 
-def forward_costs(target, sizes=(1, 2, 3, 5, 9, 17), calls: int = 9) -> dict[int, float]:
+def forward_costs(target, sizes=(1, 2, 3, 5, 9, 17), calls: int = 15) -> dict[int, float]:
     """The cost model: the fastest of ``calls`` cached passes over j new tokens (after 100), in ms."""
     from speckata.real.proposal_length import measure_pass_ms
 
