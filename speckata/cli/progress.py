@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from speckata.cli.pristine import committed_stub
+from speckata.cli.pristine import is_committed_stub
 from speckata.cli.runner import MISSING, NOT_ATTEMPTED, SOLVED, Verdict, grade
 from speckata.cli.state import file_hash
 from speckata.manifest import Exercise, load_manifest
@@ -34,8 +34,7 @@ def known_state(workspace, exercise: Exercise) -> str:
     record = workspace.state.exercise(exercise.id) if workspace.learner_folder else {}
     if record.get("state") and record.get("sha256") == file_hash(path):
         return record["state"]
-    stub = committed_stub(workspace.root, exercise)
-    if stub is not None and path.read_text(errors="replace") == stub:
+    if is_committed_stub(workspace.root, exercise, path):
         return NOT_ATTEMPTED
     return CHANGED if record.get("state") else UNCHECKED
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from speckata.grading.isolation.connection import WorkerConnection
-from speckata.grading.isolation.remote import RemoteLearner
 from speckata.grading.target import shown_path
 from speckata.manifest import repo_root
+
+if TYPE_CHECKING:  # imported in start(): every pytest run loads this module, few of them isolate
+    from speckata.grading.isolation.remote import RemoteLearner
 
 DEFAULT_MEMORY_MB = 4096  # torch alone maps about 0.7 GB of address space; exercise 11 trains a small model
 
@@ -24,6 +26,9 @@ _scratch: Path | None = None
 
 
 def start(folder: Path, memory_mb: int = DEFAULT_MEMORY_MB) -> RemoteLearner:
+    from speckata.grading.isolation.connection import WorkerConnection
+    from speckata.grading.isolation.remote import RemoteLearner
+
     global _learner, _scratch
     stop()
     _scratch = Path(tempfile.mkdtemp(prefix="speckata-isolated-"))
