@@ -2,7 +2,9 @@
 
 Each re-check runs the suite in a child forked from the watching process. It must read the same
 report as `python -m pytest` for a solved and a failing sample, and stop an endless loop at the
-whole run's timeout, leaving nothing running.
+whole run's timeout, leaving nothing running. The child runs without the completion guard's fork
+(the verdict comes from the report file alone), so code that ends the process early must still
+never read as solved.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from speckata.cli import warm_grader
+from speckata.cli.runner import SOLVED, verdict_from_run
 from speckata.grading.suite_run import run_suite
 from speckata.manifest import exercise_by_id, repo_root
 
@@ -37,3 +40,11 @@ def test_an_endless_loop_is_stopped_at_the_timeout():
     run = warm_grader.run_suite_warm([SUITE], SAMPLES / "endless_loop", options=["--test-timeout=600", "-x"],
                                      timeout=3, cwd=repo_root())
     assert run.timed_out and run.seconds < 30
+
+
+def test_code_that_ends_the_process_early_never_reads_as_solved():
+    exercise = exercise_by_id("01-speculative-step")
+    warm_grader.warm_up(repo_root() / SUITE)
+    run = warm_grader.run_suite_warm([SUITE], SAMPLES / "isolation" / "exits_early", options=OPTIONS, timeout=120,
+                                     cwd=repo_root())
+    assert verdict_from_run(exercise, run, 120).state != SOLVED, run.tail()
