@@ -11,7 +11,8 @@ Measurement: after one untimed 4-token run of each decoder, ``--repeats`` rounds
 decoders take turns (the order rotating each round); each decoder is summarised by the median of
 its runs and their min-max spread (``speckata.real.spread``). Ours is "ahead" of its transformers
 counterpart only where the spreads do not overlap (every run of ours faster than every run of
-theirs), "behind" in the mirror case, else "within noise". The cost model (ms per cached target
+theirs), "behind" in the mirror case, else "within noise"; beside it, the per-round (paired)
+speedup span and whether ours was faster in every round. The cost model (ms per cached target
 pass over 1, 2, 3, 5, 9, 17 new tokens) is measured first, for each thread count, printed beside
 the table, and is what our lookup decoder plans its proposal lengths with. ``--json PATH`` writes
 everything (``speckata/real/results/bench.json`` is the committed run notebook 13 reads).
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import torch
 
-from speckata.real.spread import PAIRS, rotated, speedup_span, summary, verdict
+from speckata.real.spread import PAIRS, paired, rotated, speedup_span, summary, verdict
 
 
 def parse(argv):
@@ -91,6 +92,7 @@ def rows_of(record: dict, case: dict) -> list[dict]:
         theirs = PAIRS.get(decoder)
         if theirs in record:
             row["versus"], row["verdict"] = theirs, verdict(entry["seconds"], record[theirs]["seconds"])
+            row.update(paired(entry["seconds"], record[theirs]["seconds"]))
         rows.append(row)
     return rows
 
@@ -101,6 +103,9 @@ def show_case(rows: list[dict]) -> None:
         low, high = row["speedup_span"]
         phrase = {"ahead": "ahead of", "behind": "behind", "within noise": "within noise of"}.get(row.get("verdict"))
         versus = f"  {phrase} {row['versus']}" if phrase else ""
+        if phrase:
+            low_pair, high_pair = row["paired_span"]
+            versus += f" (per round x{low_pair:.2f}-{high_pair:.2f}: {row['paired_verdict']})"
         print(f"{row['prompt']:<10} T={row['temperature']:<3g} {row['decoder']:<14} {row['median']:6.2f} s "
               f"[{row['min']:.2f}-{row['max']:.2f}]  x{row['speedup']:<5.2f} [{low:.2f}-{high:.2f}]  "
               f"{row['tokens_per_pass']:5.2f} tok/pass {alpha:<6}{versus}", flush=True)
@@ -144,7 +149,10 @@ def tally(rows: list[dict]) -> None:
         mine = [row["verdict"] for row in verdicts if row["decoder"] == decoder]
         if mine:
             counts = ", ".join(f"{mine.count(v)} {v}" for v in ("ahead", "within noise", "behind"))
-            print(f"{decoder} against {PAIRS[decoder]}: {counts} (of {len(mine)} cases)")
+            rounds = [row["paired_verdict"] for row in verdicts if row["decoder"] == decoder]
+            won = rounds.count("ahead every round")
+            print(f"{decoder} against {PAIRS[decoder]}: {counts} (of {len(mine)} cases); "
+                  f"faster in every round in {won} of {len(mine)}")
 
 
 def equality(setup, args) -> dict:
