@@ -26,6 +26,23 @@ def sample(probs, rng) -> int:
     weights = np.asarray(probs, dtype=np.float64)
     if weights.ndim != 1 or weights.size == 0:
         raise ValueError(f"sample needs a non-empty 1-D array of probabilities; got shape {weights.shape}")
+    low, high = float(weights.min()), float(weights.max())  # NaN fails every comparison below
+    if low >= 0 and 0 < high and high * weights.size < 1e300:  # the common case: finite, >= 0, cannot overflow
+        total = weights.sum()
+    else:
+        weights, total = _checked_weights(weights)
+    u = rng.random()
+    if not isinstance(u, (float, int, np.floating, np.integer)) or isinstance(u, bool) or not 0 <= u < 1:
+        raise ValueError(f"sample: rng.random() returned {u!r}; a uniform must be a number in [0, 1)")
+    cdf = np.cumsum(weights) / total
+    index = int(np.searchsorted(cdf, u, side="right"))  # first index with cdf > u
+    if index >= weights.size or weights[index] == 0:
+        index = int(np.flatnonzero(weights)[-1])
+    return index
+
+
+def _checked_weights(weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """The slow path of ``sample``: name what is wrong, or rescale entries whose sum overflows."""
     if not np.all(np.isfinite(weights)):
         raise ValueError("sample: the probabilities contain NaN or infinity")
     if np.any(weights < 0):
@@ -37,11 +54,4 @@ def sample(probs, rng) -> int:
     if not np.isfinite(total):  # finite entries whose sum overflows (1e308 + 1e308): rescale first
         weights = weights / weights.max()
         total = weights.sum()
-    u = rng.random()
-    if not isinstance(u, (float, int, np.floating, np.integer)) or isinstance(u, bool) or not 0 <= u < 1:
-        raise ValueError(f"sample: rng.random() returned {u!r}; a uniform must be a number in [0, 1)")
-    cdf = np.cumsum(weights) / total
-    index = int(np.searchsorted(cdf, u, side="right"))  # first index with cdf > u
-    if index >= weights.size or weights[index] == 0:
-        index = int(np.flatnonzero(weights)[-1])
-    return index
+    return weights, total

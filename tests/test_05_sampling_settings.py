@@ -230,7 +230,7 @@ def test_first_token_follows_the_warped_target():
     """Chi-square goodness of fit of the first emitted token against warp(target)[0].
 
     Statistic: Pearson's chi-square over the 4 tokens the warped target allows (3 degrees of
-    freedom); a token outside them fails at once. 3,000 runs, temperature 1.5 and top_k = 4 on
+    freedom); a token outside them fails at once. 1,500 runs, temperature 1.5 and top_k = 4 on
     both sides, drafts sampled from the warped draft, fixed seed. Threshold: fail when the
     p-value is below 1e-3. tests/maintainer/test_margins_chi_square.py shows the reference far
     above it and the one-sided-warping mutants (tests/mutants/ex05_sampling_settings.toml) far below.

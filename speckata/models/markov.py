@@ -39,6 +39,7 @@ class MarkovModel:
         if not torch.allclose(table.sum(-1), torch.ones((), dtype=torch.float64), atol=1e-9):
             raise ValueError("every row of transitions must sum to 1")
         self.transitions = table
+        self._log_transitions = table.log()  # what forward_new returns, computed once (log 0 = -inf)
         self.vocab_size = table.shape[-1]
         self.order = table.dim() - 1
         self.history: list[int] = []
@@ -48,8 +49,12 @@ class MarkovModel:
 
     def next_distribution(self, history) -> torch.Tensor:
         """The exact distribution of the token after ``history`` (a list of ids)."""
-        context = [0] * self.order + [int(t) for t in history]
-        return self.transitions[tuple(context[-self.order :])]
+        return self.transitions[self._context(history)]
+
+    def _context(self, history) -> tuple[int, ...]:
+        """The last ``order`` tokens of ``history``, padded on the left with token 0."""
+        tail = [int(t) for t in history[-self.order :]]
+        return tuple([0] * (self.order - len(tail)) + tail)
 
     def sequence_probability(self, prompt, continuation) -> float:
         """The exact probability that sampling at temperature 1 continues ``prompt`` with ``continuation``."""
@@ -83,8 +88,8 @@ class MarkovModel:
         rows = []
         for token in ids.tolist():
             self.history.append(token)
-            rows.append(self.next_distribution(self.history).log())
-        return torch.stack(rows)
+            rows.append(self._log_transitions[self._context(self.history)])
+        return torch.stack(rows)  # a copy: a caller that edits the logits leaves the chain as it was
 
     def forward_tree(self, ids: TokenIds, attention_mask, position_ids) -> torch.Tensor:
         """Row i: the log-distribution after the tokens tree token i sees, in cache order (positions
