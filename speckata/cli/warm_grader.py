@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from speckata.cli import warm_session
 from speckata.grading import completion_guard
 from speckata.grading.suite_run import SuiteRun, pytest_command, run_suite
 
@@ -87,8 +88,10 @@ def helper_modules(suite: Path) -> list[str]:
 
 
 def run_suite_warm(selection: list[str], target: Path | str, *, options: list[str] = (), timeout: float = 600,
-                   cwd: Path | None = None) -> SuiteRun:
-    """Like speckata.grading.suite_run.run_suite, in a child forked from this warm process."""
+                   cwd: Path | None = None, reuse_collection: bool = False) -> SuiteRun:
+    """Like speckata.grading.suite_run.run_suite, in a child forked from this warm process. With
+    ``reuse_collection`` (`kata watch`), the suite is configured and collected once and each run is
+    forked from that collection (speckata/cli/warm_session.py), where that is safe."""
     if not available() or cwd is None:
         return run_suite(selection, target, options=options, timeout=timeout, cwd=cwd)
     started = time.monotonic()
@@ -96,15 +99,36 @@ def run_suite_warm(selection: list[str], target: Path | str, *, options: list[st
         report_path, output_path = Path(scratch) / "report.json", Path(scratch) / "output.txt"
         arguments = pytest_command(list(selection), target, report_path, list(options))[3:]  # after `python -m pytest`
         arguments += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]  # the plugin is imported here already
-        sys.stdout.flush()
-        sys.stderr.flush()
-        child = os.fork()
-        if child == 0:
-            _run_in_child(arguments, cwd, output_path)
-        returncode = _wait(child, timeout)
+        collected = _collected_suite(selection, target, arguments, cwd) if reuse_collection else None
+        if collected is not None:
+            returncode = collected.run(report_path, output_path, timeout)
+        else:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            child = os.fork()
+            if child == 0:
+                _run_in_child(arguments, cwd, output_path)
+            returncode = _wait(child, timeout)
         report = json.loads(report_path.read_text()) if report_path.is_file() else None
         output = output_path.read_text(errors="replace") if output_path.is_file() else ""
     return SuiteRun(returncode, report, output, time.monotonic() - started)
+
+
+_collected: dict = {}  # the one collected suite kept: {"key", "stamp", "suite" (None when unusable)}
+
+
+def _collected_suite(selection: list[str], target: Path | str, arguments: list[str], cwd: Path):
+    """The collected suite for these arguments (a new one when they or a test file changed), or None
+    where a collection cannot be reused."""
+    key = (tuple(selection), str(target), tuple(a for a in arguments if not a.startswith("--report-json=")), str(cwd))
+    stamp = warm_session.fingerprint([Path(cwd, item.split("::")[0]) for item in selection])
+    if _collected.get("key") == key and _collected.get("stamp") == stamp:
+        return _collected["suite"]
+    if _collected.get("suite") is not None:
+        _collected["suite"].close()
+    suite = warm_session.CollectedSuite(arguments, Path(cwd), Path(cwd, target).resolve(), _QUIET_CHILD_ENVIRONMENT)
+    _collected.update(key=key, stamp=stamp, suite=suite if suite.usable else None)
+    return _collected["suite"]
 
 
 def _run_in_child(arguments: list[str], cwd: Path, output_path: Path) -> None:

@@ -9,6 +9,7 @@ re-check runs in a child forked from this process, which keeps pytest, numpy and
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def run(ws, args) -> int:
     p = ws.palette
     done: set[str] = set()  # solved this session (with --target nothing is recorded to say so)
     if warm_grader.available():  # re-checks fork from this process instead of starting pytest afresh
-        ws.suite_runner = warm_grader.run_suite_warm
+        ws.suite_runner = functools.partial(warm_grader.run_suite_warm, reuse_collection=True)
     try:
         while exercise is not None:
             path = ws.learner_file(exercise)

@@ -1,17 +1,21 @@
 """`kata watch`'s warm grader (speckata/cli/warm_grader.py) gives the verdicts a fresh pytest gives.
 
-Each re-check runs the suite in a child forked from the watching process. It must read the same
-report as `python -m pytest` for a solved and a failing sample, and stop an endless loop at the
-whole run's timeout, leaving nothing running. The child runs without the completion guard's fork
-(the verdict comes from the report file alone), so code that ends the process early must still
-never read as solved.
+Each re-check runs the suite in a child forked from the watching process, or (as `kata watch`
+does, ``reuse_collection``) from a server that configured and collected the suite once
+(speckata/cli/warm_session.py). Either way it must read the same report as `python -m pytest` for
+a solved and a failing sample, grade the file as it is now after a save, and stop an endless loop
+at the whole run's timeout, leaving nothing running. The runs have no completion guard's fork (the
+verdict comes from the report file alone), so code that ends the process early must still never
+read as solved. A suite that imports learner code while being collected is never reused.
 """
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from speckata.cli import warm_grader
+from speckata.cli import warm_grader, warm_session
 from speckata.cli.runner import SOLVED, verdict_from_run
 from speckata.grading.suite_run import run_suite
 from speckata.manifest import exercise_by_id, repo_root
@@ -28,23 +32,63 @@ def outcomes(run) -> tuple:
     return run.returncode, run.report["states"], sorted((t["nodeid"], t["outcome"]) for t in run.report["tests"])
 
 
+REUSE = [pytest.param(False, id="fresh-collection"), pytest.param(True, id="reused-collection")]
+
+
+@pytest.fixture(autouse=True)
+def no_server_left_running():
+    yield
+    if warm_grader._collected.get("suite") is not None:
+        warm_grader._collected["suite"].close()
+    warm_grader._collected.clear()
+
+
+@pytest.mark.parametrize("reuse", REUSE)
 @pytest.mark.parametrize("sample", ["solved", "failing"])
-def test_a_warm_run_reads_as_a_fresh_one(sample):
+def test_a_warm_run_reads_as_a_fresh_one(sample, reuse):
     warm_grader.warm_up(repo_root() / SUITE)
-    warm = warm_grader.run_suite_warm([SUITE], SAMPLES / sample, options=OPTIONS, timeout=120, cwd=repo_root())
+    warm = warm_grader.run_suite_warm([SUITE], SAMPLES / sample, options=OPTIONS, timeout=120, cwd=repo_root(),
+                                      reuse_collection=reuse)
     fresh = run_suite([SUITE], SAMPLES / sample, options=OPTIONS, timeout=120, cwd=repo_root())
     assert outcomes(warm) == outcomes(fresh)
 
 
-def test_an_endless_loop_is_stopped_at_the_timeout():
+def test_a_reused_collection_grades_the_file_as_saved(tmp_path):
+    """The same collected suite, three saves: failing, solved, failing again."""
+    warm_grader.warm_up(repo_root() / SUITE)
+    learner = tmp_path / "learner"
+    learner.mkdir()
+    exercise = exercise_by_id("01-speculative-step")
+    states = []
+    for sample in ("failing", "solved", "failing"):
+        shutil.copy(SAMPLES / sample / exercise.file, learner / exercise.file)
+        run = warm_grader.run_suite_warm([SUITE], learner, options=OPTIONS, timeout=120, cwd=repo_root(),
+                                         reuse_collection=True)
+        states.append(verdict_from_run(exercise, run, 120).state)
+    assert states == ["failing", SOLVED, "failing"]
+    assert warm_grader._collected["suite"] is not None, "the collection was not reused"
+
+
+@pytest.mark.parametrize("reuse", REUSE)
+def test_an_endless_loop_is_stopped_at_the_timeout(reuse):
     run = warm_grader.run_suite_warm([SUITE], SAMPLES / "endless_loop", options=["--test-timeout=600", "-x"],
-                                     timeout=3, cwd=repo_root())
+                                     timeout=3, cwd=repo_root(), reuse_collection=reuse)
     assert run.timed_out and run.seconds < 30
 
 
-def test_code_that_ends_the_process_early_never_reads_as_solved():
+@pytest.mark.parametrize("reuse", REUSE)
+def test_code_that_ends_the_process_early_never_reads_as_solved(reuse):
     exercise = exercise_by_id("01-speculative-step")
     warm_grader.warm_up(repo_root() / SUITE)
     run = warm_grader.run_suite_warm([SUITE], SAMPLES / "isolation" / "exits_early", options=OPTIONS, timeout=120,
-                                     cwd=repo_root())
+                                     cwd=repo_root(), reuse_collection=reuse)
     assert verdict_from_run(exercise, run, 120).state != SOLVED, run.tail()
+
+
+def test_a_suite_that_imports_learner_code_while_collected_is_never_reused(tmp_path):
+    suite = tmp_path / "test_imports_at_collection.py"
+    suite.write_text("from ex01_speculative_step import speculative_step\n\n\ndef test_it_is_there():\n"
+                     "    assert callable(speculative_step)\n")
+    collected = warm_session.CollectedSuite(["-q", "-p", "no:cacheprovider", str(suite), f"--target={SAMPLES / 'solved'}"],
+                                            repo_root(), (SAMPLES / "solved").resolve(), {})
+    assert not collected.usable and "ex01_speculative_step" in collected.why_not
