@@ -8,10 +8,13 @@ those built on it) and the torch checks (exercises 07, 08) use this table.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 ROW_SUM_TOLERANCE = {"float64": 1e-6, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
 DEFAULT = ROW_SUM_TOLERANCE["float64"]
 
 
+@lru_cache(maxsize=64)  # dtypes are few and str() of a numpy dtype is slow (it runs on every verify call)
 def row_sum_tolerance(dtype) -> float:
     """The tolerance for rows of ``dtype`` (a numpy or torch dtype, or its name).
 

@@ -14,7 +14,7 @@ from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.position_table import plural
 from tests.reference.ex01_reference import reference_trace
-from tests.reference.ex01_report import describe_case, mismatch_report
+from tests.reference.ex01_report import later_case, mismatch_report
 from tests.shared.cases import case_rng, random_verify_case
 from tests.shared.statistics import chi_square_test
 
@@ -32,7 +32,7 @@ def speculative_step():
 
 def run_learner(p, q, draft, stream):
     rng = ReplayRNG(stream)
-    tokens = call_learner(speculative_step(), p, q, draft, rng, case=describe_case(p, q, draft, stream))
+    tokens = call_learner(speculative_step(), p, q, draft, rng, case=later_case(p, q, draft, stream))
     return tokens, rng.draws
 
 

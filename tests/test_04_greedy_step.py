@@ -12,7 +12,7 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex01_reference import reference_trace
-from tests.reference.ex01_report import describe_case
+from tests.reference.ex01_report import as_given, describe_case
 from tests.reference.ex04_reference import first_maximum, reference_greedy
 from tests.shared.cases import case_rng
 
@@ -31,7 +31,8 @@ def describe(p, q, draft) -> str:
 
 
 def check_case(p, q, draft, what: str) -> list[int]:
-    tokens = call_learner(greedy_step(), p, q, draft, case=describe(p, q, draft))
+    shown = as_given(p), as_given(q), list(draft)  # as given, whatever the call does to them
+    tokens = call_learner(greedy_step(), p, q, draft, case=lambda: describe(*shown))
     expected, reasons = reference_greedy(p, q, draft)
     if tokens != expected:
         raise GradingFailure(

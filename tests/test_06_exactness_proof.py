@@ -32,17 +32,21 @@ def row(values) -> str:
 
 
 def check(p, q, rule: str, what: str, expected=None) -> np.ndarray:
-    call = f"output_distribution(p, q, {rule!r}) with\n  p = {row(p)}\n  q = {row(q)}"
-    result = call_learner(output_distribution(), p, q, rule, case=f"The call: {call}")
+    shown_p, shown_q = np.array(p, dtype=float), np.array(q, dtype=float)  # as given, whatever the call does to them
+
+    def call() -> str:  # formatted only for a failure: formatting every passing call costs more than the call
+        return f"output_distribution(p, q, {rule!r}) with\n  p = {row(shown_p)}\n  q = {row(shown_q)}"
+
+    result = call_learner(output_distribution(), p, q, rule, case=lambda: f"The call: {call()}")
     if expected is None:
         expected = reference_distribution(p, q, rule)
     if not isinstance(result, np.ndarray) or result.shape != expected.shape or result.dtype != np.float64:
         got = f"an array of shape {result.shape} and dtype {result.dtype}" if isinstance(result, np.ndarray) else f"{type(result).__name__} {result!r}"
-        raise GradingFailure(f"output_distribution must return a float64 array of shape {expected.shape}; it returned {got} ({what}).\nThe call: {call}")
+        raise GradingFailure(f"output_distribution must return a float64 array of shape {expected.shape}; it returned {got} ({what}).\nThe call: {call()}")
     if not np.all(np.abs(result - expected) <= TOLERANCE):  # NaN fails too
         alpha = float(np.minimum(p, q).sum())
         raise GradingFailure(
-            f"output_distribution got {what} wrong.\n  the call: {call}\n"
+            f"output_distribution got {what} wrong.\n  the call: {call()}\n"
             f"  α = Σ min(p, q) = {alpha:.6g}, min(p, q) = {row(np.minimum(p, q))}\n"
             f"  yours:    {row(result)} (sum {float(result.sum())!r})\n  expected: {row(expected)} (sum {float(expected.sum())!r}, to {TOLERANCE:g})\n"
             "P(x) = min(p(x), q(x)) + (1 − α)·replacement(x); the replacement is the residual max(0, p − q) "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from speckata.grading.failures import GradingFailure
 from speckata.grading.learner_lines import learner_line_of_error
 
@@ -11,10 +13,12 @@ def _at(error: BaseException) -> str:
     return f"  at {line}" if line else ""
 
 
-def call_learner(function, *args, case: str = "", **kwargs):
+def call_learner(function, *args, case: str | Callable[[], str] = "", **kwargs):
     """Call the learner's function; turn any exception but NotImplementedError into a readable failure.
 
     NotImplementedError passes through untouched: the plugin reports it as "not attempted".
+    ``case`` describes the call for the failure message; a function returning that text is called
+    only when there is a failure to describe (formatting arrays for every passing call is costly).
     """
     from speckata.replay import ReplayError
 
@@ -23,10 +27,12 @@ def call_learner(function, *args, case: str = "", **kwargs):
     except (NotImplementedError, GradingFailure):
         raise
     except ReplayError as error:
+        case = case() if callable(case) else case
         raise GradingFailure(
             f"{function.__name__} broke the random-number contract: {error}\n{_at(error)}\n\n{case}".rstrip()
         ) from None
     except Exception as error:
+        case = case() if callable(case) else case
         raise GradingFailure(
             f"{function.__name__} raised {type(error).__name__}: {error}\n{_at(error)}\n\n{case}".rstrip()
         ) from None
@@ -50,6 +56,7 @@ def expect_value_error(function, *args, mentions: tuple[str, ...], problem: str,
             ) from None
         return
     except Exception as error:
+        case = case() if callable(case) else case
         raise GradingFailure(
             f"{function.__name__} should raise ValueError for {problem}, "
             f"but raised {type(error).__name__}: {error}\n{_at(error)}".rstrip()

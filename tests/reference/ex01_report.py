@@ -31,6 +31,22 @@ def describe_case(p, q, draft, stream, max_rows: int = 8) -> str:
     return "\n".join(lines)
 
 
+def as_given(values):
+    """A float copy of ``values`` (or ``values`` itself when it is not numeric): the inputs as they
+    were before the learner's call, whatever the call does to them."""
+    try:
+        return np.array(values, dtype=float)
+    except (TypeError, ValueError):
+        return values
+
+
+def later_case(p, q, draft, stream):
+    """``describe_case`` of these inputs as they are now, written only when a failure needs it
+    (formatting every passing case would cost more than the calls themselves)."""
+    p, q, draft, stream = as_given(p), as_given(q), list(draft), list(stream)
+    return lambda: describe_case(p, q, draft, stream)
+
+
 def draw_count_note(draws: int, expected: int, tokens) -> list[str]:
     """What a wrong number of rng draws says about the code that made them."""
     emitted = len(tokens) if isinstance(tokens, (list, tuple)) else 0

@@ -13,7 +13,7 @@ import numpy as np
 from speckata import ReplayRNG
 from speckata.grading import GradingFailure, call_learner, learner_function
 from speckata.grading.position_table import plural
-from tests.reference.ex01_report import describe_case
+from tests.reference.ex01_report import later_case
 from tests.reference.ex14_reference import expected_accepted as reference_expected
 from tests.reference.ex14_reference import reference_trace
 from tests.reference.ex14_report import mismatch_report
@@ -39,7 +39,7 @@ def check_case(p, q, draft, uniforms, what: str) -> list[int]:
     """Replay ``uniforms`` (plus spares) and compare tokens and draws with the reference."""
     stream = list(uniforms) + list(SPARE)
     rng = ReplayRNG(stream)
-    tokens = call_learner(block_verify(), p, q, draft, rng, case=describe_case(p, q, draft, stream))
+    tokens = call_learner(block_verify(), p, q, draft, rng, case=later_case(p, q, draft, stream))
     trace = reference_trace(p, q, draft, stream)
     if tokens != trace.tokens or rng.draws != trace.draws:
         headline = f"block_verify got {what} wrong."
