@@ -12,6 +12,7 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex02_reference import acceptance_probability, total_variation
+from tests.shared.as_given import as_given
 from tests.shared.cases import PAIR_STYLES as STYLES
 from tests.shared.cases import case_rng, random_pair
 
@@ -31,7 +32,7 @@ def rows(value) -> str:
 
 
 def call(p, q):
-    shown_p, shown_q = np.array(p, dtype=float), np.array(q, dtype=float)  # as given, whatever the call does to them
+    shown_p, shown_q = as_given(p), as_given(q)  # whatever the call does to them
     return call_learner(acceptance_rate(), p, q,
                         case=lambda: f"The call: acceptance_rate(p, q) with\n  p = {rows(shown_p)}\n  q = {rows(shown_q)}")
 

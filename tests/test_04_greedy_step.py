@@ -12,8 +12,9 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex01_reference import reference_trace
-from tests.reference.ex01_report import as_given, describe_case
+from tests.reference.ex01_report import describe_case
 from tests.reference.ex04_reference import first_maximum, reference_greedy
+from tests.shared.as_given import as_given
 from tests.shared.cases import case_rng
 
 EXERCISE = "04-greedy-step"

@@ -13,6 +13,7 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex06_reference import reference_distribution, simulate_first_tokens
+from tests.shared.as_given import as_given
 from tests.shared.cases import PAIR_STYLES as STYLES
 from tests.shared.cases import case_rng, random_pair
 from tests.shared.statistics import chi_square_test
@@ -32,7 +33,7 @@ def row(values) -> str:
 
 
 def check(p, q, rule: str, what: str, expected=None) -> np.ndarray:
-    shown_p, shown_q = np.array(p, dtype=float), np.array(q, dtype=float)  # as given, whatever the call does to them
+    shown_p, shown_q = as_given(p), as_given(q)  # whatever the call does to them
 
     def call() -> str:  # formatted only for a failure: formatting every passing call costs more than the call
         return f"output_distribution(p, q, {rule!r}) with\n  p = {row(shown_p)}\n  q = {row(shown_q)}"

@@ -19,6 +19,7 @@ from tests.reference.ex17_reference import (
     closest_to_threshold, reference_acceptance_rate, reference_distribution, reference_entropy,
     reference_threshold, reference_total_variation,
 )
+from tests.shared.as_given import as_given
 from tests.shared.cases import PAIR_STYLES, case_rng, random_pair
 
 EXERCISE = "17-typical-acceptance"
@@ -50,12 +51,16 @@ def explain(p, epsilon, delta) -> str:
 
 
 def check_number(name, args, expected, what, p, epsilon, delta) -> float:
-    call = f"{name}({', '.join(row(a) for a in args)}, {settings_text(epsilon, delta)})"
-    result = call_learner(learner(name), *args, epsilon=epsilon, delta=delta, case=f"The call: {call}")
+    shown = [as_given(a) for a in args]  # whatever the call does to them
+
+    def call() -> str:  # formatted only for a failure
+        return f"{name}({', '.join(row(a) for a in shown)}, {settings_text(epsilon, delta)})"
+
+    result = call_learner(learner(name), *args, epsilon=epsilon, delta=delta, case=lambda: f"The call: {call()}")
     if not isinstance(result, float):
-        raise GradingFailure(f"{name} must return a Python float; it returned {type(result).__name__} {result!r} ({what}).\nThe call: {call}")
+        raise GradingFailure(f"{name} must return a Python float; it returned {type(result).__name__} {result!r} ({what}).\nThe call: {call()}")
     if not abs(result - expected) <= TOLERANCE:
-        raise GradingFailure(f"{name} got {what} wrong.\n  the call: {call}\n{explain(p, epsilon, delta)}\n"
+        raise GradingFailure(f"{name} got {what} wrong.\n  the call: {call()}\n{explain(p, epsilon, delta)}\n"
                              f"  yours:    {result!r}\n  expected: {expected!r} (to {TOLERANCE:g})")
     return result
 
@@ -71,17 +76,21 @@ def check_rate(p, q, what, epsilon=0.09, delta=0.3, expected=None) -> float:
 
 
 def check_distribution(p, q, on_reject, what, epsilon=0.09, delta=0.3, expected=None) -> np.ndarray:
-    call = f"typical_output_distribution({row(p)}, {row(q)}, {on_reject!r}, {settings_text(epsilon, delta)})"
+    shown_p, shown_q = as_given(p), as_given(q)  # whatever the call does to them
+
+    def call() -> str:  # formatted only for a failure
+        return f"typical_output_distribution({row(shown_p)}, {row(shown_q)}, {on_reject!r}, {settings_text(epsilon, delta)})"
+
     result = call_learner(learner("typical_output_distribution"), p, q, on_reject, epsilon=epsilon, delta=delta,
-                          case=f"The call: {call}")
+                          case=lambda: f"The call: {call()}")
     expected = reference_distribution(p, q, on_reject, epsilon, delta) if expected is None else np.asarray(expected)
     if not isinstance(result, np.ndarray) or result.shape != expected.shape or result.dtype != np.float64:
         got = f"an array of shape {result.shape} and dtype {result.dtype}" if isinstance(result, np.ndarray) else f"{type(result).__name__} {result!r}"
-        raise GradingFailure(f"typical_output_distribution must return a float64 array of shape {expected.shape}; it returned {got} ({what}).\nThe call: {call}")
+        raise GradingFailure(f"typical_output_distribution must return a float64 array of shape {expected.shape}; it returned {got} ({what}).\nThe call: {call()}")
     if not np.all(np.abs(result - expected) <= TOLERANCE):  # NaN fails too
         replacement = "the target's greedy token argmax p" if on_reject == "greedy" else "a sample from p"
         raise GradingFailure(
-            f"typical_output_distribution got {what} wrong.\n  the call: {call}\n{explain(p, epsilon, delta)}\n"
+            f"typical_output_distribution got {what} wrong.\n  the call: {call()}\n{explain(p, epsilon, delta)}\n"
             f"  yours:    {row(result)} (sum {float(result.sum())!r})\n  expected: {row(expected)} (to {TOLERANCE:g})\n"
             f"P(x) = q(x)·[p(x) > threshold] + (1 − acceptance rate)·replacement(x), the replacement being {replacement}."
         )
@@ -89,11 +98,15 @@ def check_distribution(p, q, on_reject, what, epsilon=0.09, delta=0.3, expected=
 
 
 def check_tv(a, b, what, expected=None) -> float:
-    call = f"total_variation({row(a)}, {row(b)})"
-    result = call_learner(learner("total_variation"), a, b, case=f"The call: {call}")
+    shown_a, shown_b = as_given(a), as_given(b)  # whatever the call does to them
+
+    def call() -> str:  # formatted only for a failure
+        return f"total_variation({row(shown_a)}, {row(shown_b)})"
+
+    result = call_learner(learner("total_variation"), a, b, case=lambda: f"The call: {call()}")
     expected = reference_total_variation(a, b) if expected is None else expected
     if not isinstance(result, float) or not abs(result - expected) <= TOLERANCE:
-        raise GradingFailure(f"total_variation got {what} wrong.\n  the call: {call}\n  yours:    {result!r}\n"
+        raise GradingFailure(f"total_variation got {what} wrong.\n  the call: {call()}\n  yours:    {result!r}\n"
                              f"  expected: {expected!r} (half the sum of |a − b|, a Python float)")
     return result
 

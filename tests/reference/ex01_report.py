@@ -13,6 +13,7 @@ import numpy as np
 from speckata.grading.failure_report import FailureReport, plain_tokens
 from speckata.grading.position_table import fmt_row, matrix, plural, reasoning_table
 from speckata.grading.trace import StepTrace
+from tests.shared.as_given import as_given
 
 TABLE_TITLE = "The reference's reasoning, one row per emitted token (a rejected draft has no output index):"
 
@@ -29,15 +30,6 @@ def describe_case(p, q, draft, stream, max_rows: int = 8) -> str:
     lines.append(f"  draft      = {[int(t) for t in draft]}")
     lines.append(f"  stream     = {[float(u) for u in stream]}")
     return "\n".join(lines)
-
-
-def as_given(values):
-    """A float copy of ``values`` (or ``values`` itself when it is not numeric): the inputs as they
-    were before the learner's call, whatever the call does to them."""
-    try:
-        return np.array(values, dtype=float)
-    except (TypeError, ValueError):
-        return values
 
 
 def later_case(p, q, draft, stream):
