@@ -99,10 +99,15 @@ def run_suite_warm(selection: list[str], target: Path | str, *, options: list[st
         report_path, output_path = Path(scratch) / "report.json", Path(scratch) / "output.txt"
         arguments = pytest_command(list(selection), target, report_path, list(options))[3:]  # after `python -m pytest`
         arguments += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]  # the plugin is imported here already
+        ran, returncode = False, None
         collected = _collected_suite(selection, target, arguments, cwd) if reuse_collection else None
         if collected is not None:
-            returncode = collected.run(report_path, output_path, timeout)
-        else:
+            try:
+                returncode, ran = collected.run(report_path, output_path, timeout), True
+            except warm_session.ServerGone:  # graded the ordinary way below; the next save starts a new server
+                collected.close()
+                _collected.clear()
+        if not ran:
             sys.stdout.flush()
             sys.stderr.flush()
             child = os.fork()

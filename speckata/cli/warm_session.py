@@ -79,12 +79,16 @@ class CollectedSuite:
             self.close()
 
     def run(self, report_path: Path, output_path: Path, timeout: float) -> int | None:
-        """The run's exit code, or None when it ran past ``timeout`` (it and its session are killed)."""
+        """The run's exit code, or None when it ran past ``timeout`` (it and its session are killed).
+        ServerGone when the server cannot start a run (the caller grades the ordinary way)."""
         request = {"report": str(report_path), "output": str(output_path)}
-        os.write(self._requests, (json.dumps(request) + "\n").encode())
+        try:
+            os.write(self._requests, (json.dumps(request) + "\n").encode())
+        except OSError as error:
+            raise ServerGone(str(error)) from None
         started = self._reply(timeout=30)
         if not started or not started.startswith("started "):
-            return 4  # the server broke: no report is written, so the verdict is an error, never a pass
+            raise ServerGone(started or "no answer")
         child = int(started.split()[1])
         try:
             ended = self._reply(timeout=timeout)
@@ -121,6 +125,10 @@ class CollectedSuite:
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode()
+
+
+class ServerGone(Exception):
+    """The collected suite's server could not start a run."""
 
 
 def _kill_group(pid: int) -> None:
@@ -211,6 +219,7 @@ def _run_collected(request: dict) -> None:
 
     code = 4
     try:
+        die_with_parent(os.getppid())  # the server: a run never outlives it
         os.setsid()
         for fd in _server_pipes:
             os.close(fd)

@@ -11,7 +11,9 @@ read as solved. A suite that imports learner code while being collected is never
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 
 import pytest
 
@@ -67,6 +69,17 @@ def test_a_reused_collection_grades_the_file_as_saved(tmp_path):
         states.append(verdict_from_run(exercise, run, 120).state)
     assert states == ["failing", SOLVED, "failing"]
     assert warm_grader._collected["suite"] is not None, "the collection was not reused"
+
+
+def test_a_server_that_died_is_replaced_and_the_save_still_graded():
+    warm_grader.warm_up(repo_root() / SUITE)
+    exercise = exercise_by_id("01-speculative-step")
+    first = warm_grader.run_suite_warm([SUITE], SAMPLES / "solved", options=OPTIONS, timeout=120, cwd=repo_root(),
+                                       reuse_collection=True)
+    os.kill(warm_grader._collected["suite"].pid, signal.SIGKILL)
+    second = warm_grader.run_suite_warm([SUITE], SAMPLES / "solved", options=OPTIONS, timeout=120, cwd=repo_root(),
+                                        reuse_collection=True)
+    assert [verdict_from_run(exercise, run, 120).state for run in (first, second)] == [SOLVED, SOLVED], second.tail()
 
 
 @pytest.mark.parametrize("reuse", REUSE)
