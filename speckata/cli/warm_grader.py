@@ -137,26 +137,17 @@ def _collected_suite(selection: list[str], target: Path | str, arguments: list[s
 
 
 def _run_in_child(arguments: list[str], cwd: Path, output_path: Path) -> None:
-    code = 4
-    try:
+    def body() -> int:
+        import pytest
+
         os.setsid()
-        output = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(output, 1)
-        os.dup2(output, 2)
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        warm_session.send_output_to(output_path)
         os.chdir(cwd)
         os.environ.update(_QUIET_CHILD_ENVIRONMENT)
         completion_guard.run_unguarded_here()  # see _QUIET_CHILD_ENVIRONMENT
-        import pytest
+        return int(pytest.main(arguments))
 
-        code = int(pytest.main(arguments))
-    except BaseException as error:  # noqa: BLE001 - whatever happens, the child must not return into the watch
-        print(f"speckata: the warm grading run broke: {type(error).__name__}: {error}", file=sys.stderr)
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    warm_session.exit_after(body)
 
 
 def _wait(child: int, timeout: float) -> int | None:

@@ -214,45 +214,64 @@ def _collect(arguments: list[str], target: Path) -> str:
 
 def _run_collected(request: dict) -> None:
     """In a run forked from the server: the collected tests, the report, the exit code. Never returns."""
-    from _pytest.main import ExitCode, Failed
-    from _pytest.outcomes import Exit
-
-    code = 4
-    try:
+    def body() -> int:
         die_with_parent(os.getppid())  # the server: a run never outlives it
         os.setsid()
         for fd in _server_pipes:
             os.close(fd)
-        output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(output, 1)
-        os.dup2(output, 2)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        send_output_to(Path(request["output"]))
         faulthandler.enable(file=sys.stderr, all_threads=True)  # a crash is written where the run's output goes
         completion_guard.run_unguarded_here()
-        config, session = _config, _session
-        config.option.report_json = request["report"]
-        reporter = config.pluginmanager.getplugin("terminalreporter")
-        if reporter is not None and hasattr(reporter, "_session_start"):
-            from _pytest import timing
+        return _run_tests(request["report"])
 
-            reporter._session_start = timing.Instant()  # "N passed in X s" counts this run only
-        try:
-            config.hook.pytest_runtestloop(session=session)
-            if session.testsfailed:
-                session.exitstatus = ExitCode.TESTS_FAILED
-            elif session.testscollected == 0:
-                session.exitstatus = ExitCode.NO_TESTS_COLLECTED
-        except Failed:
+    exit_after(body)
+
+
+def _run_tests(report: str) -> int:
+    from _pytest import timing
+    from _pytest._code import ExceptionInfo
+    from _pytest.main import ExitCode, Failed
+    from _pytest.outcomes import Exit
+
+    config, session = _config, _session
+    config.option.report_json = report
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+    if reporter is not None and hasattr(reporter, "_session_start"):
+        reporter._session_start = timing.Instant()  # "N passed in X s" counts this run only
+    try:
+        config.hook.pytest_runtestloop(session=session)
+        if session.testsfailed:
             session.exitstatus = ExitCode.TESTS_FAILED
-        except (KeyboardInterrupt, Exit) as stop:
-            from _pytest._code import ExceptionInfo
+        elif session.testscollected == 0:
+            session.exitstatus = ExitCode.NO_TESTS_COLLECTED
+    except Failed:
+        session.exitstatus = ExitCode.TESTS_FAILED
+    except (KeyboardInterrupt, Exit) as stop:
+        config.hook.pytest_keyboard_interrupt(excinfo=ExceptionInfo.from_current())
+        session.exitstatus = getattr(stop, "returncode", None) or ExitCode.INTERRUPTED
+    config.hook.pytest_sessionfinish(session=session, exitstatus=session.exitstatus)
+    config._ensure_unconfigure()
+    return int(session.exitstatus)
 
-            config.hook.pytest_keyboard_interrupt(excinfo=ExceptionInfo.from_current())
-            session.exitstatus = getattr(stop, "returncode", None) or ExitCode.INTERRUPTED
-        config.hook.pytest_sessionfinish(session=session, exitstatus=session.exitstatus)
-        config._ensure_unconfigure()
-        code = int(session.exitstatus)
-    except BaseException as error:  # noqa: BLE001 - whatever happens, the run must not return into the server
+
+# Shared with the ordinary warm run (warm_grader._run_in_child) ------------------------------------
+
+def send_output_to(path: Path) -> None:
+    """This process's standard output and error to ``path``, no input, Ctrl-C back to its default."""
+    output = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def exit_after(body) -> None:
+    """Run ``body`` and end this forked process with its exit code (4 if it raised); never returns,
+    whatever ``body`` does, so that a child never continues in its parent's code."""
+    code = 4
+    try:
+        code = body()
+    except BaseException as error:  # noqa: BLE001
         print(f"speckata: the warm grading run broke: {type(error).__name__}: {error}", file=sys.stderr)
     finally:
         sys.stdout.flush()
