@@ -107,7 +107,10 @@ plt.show()
 # cell below is the **median** time with the **span** from the fastest to the slowest run; the
 # speedup is over transformers' plain `generate()` at the medians, with its worst and best case
 # across the spans. The verdict compares each of ours with its transformers counterpart and says
-# "ahead" only where the spans do not overlap (theory page, section 5). The cost model (ms per
+# "ahead" only where the spans do not overlap (theory page, section 5). Beside it, "per round":
+# the decoders of one round ran back to back, so theirs / ours within each round is a paired
+# speedup that a slow stretch of the machine touches on both sides; its span, and whether ours
+# was faster in every round, are shown too (never instead of the verdict). The cost model (ms per
 # cached target pass over j new tokens) was measured in the same run; our lookup decoder chose
 # its proposal lengths with it. The run is committed with the repository (its settings are
 # printed first); the machine may have been shared with other work, which is what the spans show.
@@ -131,6 +134,8 @@ else:
     for row in results["rows"]:
         low, high = row["speedup_span"]
         verdict = f"{row['verdict']} ({row['versus']})" if "verdict" in row else ""
+        if "paired_span" in row:
+            verdict += f"; per round x{row['paired_span'][0]:.2f}-{row['paired_span'][1]:.2f}, {row['paired_verdict']}"
         print(f"{row['threads']:>3} {row['tokens']:>4} {row['prompt']:<10} {row['temperature']:>2g}  {row['decoder']:<14} "
               f"{row['median']:>6.2f} [{row['min']:.2f}-{row['max']:.2f}] {row['speedup']:>6.2f}x [{low:.2f}-{high:.2f}] "
               f"{row['tokens_per_pass']:>8.2f}  {verdict}")
