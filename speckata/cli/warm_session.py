@@ -99,7 +99,10 @@ class CollectedSuite:
             _kill_group(child)
             self._reply(timeout=30)
             return None
-        return int(ended.split()[1]) if ended.startswith("exit ") else 4
+        if not ended.startswith("exit "):
+            return 4
+        code = int(ended.split()[1])
+        return 128 - code if code < 0 else code  # killed by signal N: 128 + N, as a shell and warm_grader._wait say
 
     def close(self) -> None:
         for fd in (self._requests, self._replies):

@@ -90,12 +90,15 @@ def test_an_endless_loop_is_stopped_at_the_timeout(reuse):
 
 
 @pytest.mark.parametrize("reuse", REUSE)
-def test_code_that_ends_the_process_early_never_reads_as_solved(reuse):
+@pytest.mark.parametrize("sample", ["exits_early", "crashes"])
+def test_code_that_ends_the_process_early_never_reads_as_solved(sample, reuse):
     exercise = exercise_by_id("01-speculative-step")
     warm_grader.warm_up(repo_root() / SUITE)
-    run = warm_grader.run_suite_warm([SUITE], SAMPLES / "isolation" / "exits_early", options=OPTIONS, timeout=120,
+    run = warm_grader.run_suite_warm([SUITE], SAMPLES / "isolation" / sample, options=OPTIONS, timeout=120,
                                      cwd=repo_root(), reuse_collection=reuse)
     assert verdict_from_run(exercise, run, 120).state != SOLVED, run.tail()
+    if sample == "crashes":
+        assert run.returncode == 128 + signal.SIGSEGV, run.returncode
 
 
 def test_a_suite_that_imports_learner_code_while_collected_is_never_reused(tmp_path):
