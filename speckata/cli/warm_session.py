@@ -34,8 +34,9 @@ import signal
 import sys
 from pathlib import Path
 
-from speckata.grading import completion_guard
+from speckata.grading import completion_guard, learner_code
 from speckata.grading.parent_death import die_with_parent
+from speckata.manifest import load_manifest
 
 EXTRA_ARGUMENTS = ["--capture=sys"]  # see the module's docstring
 
@@ -192,6 +193,10 @@ def _collect(arguments: list[str], target: Path) -> str:
 
     os.environ["PYTEST_VERSION"] = pytest.__version__  # as pytest.main sets it
     completion_guard.run_unguarded_here()  # the runs read their verdict from the report file
+    exercise_modules = {exercise.module for exercise in load_manifest()}
+    for name in exercise_modules:  # whatever the forking process had loaded: every run loads its own
+        sys.modules.pop(name, None)
+    learner_code.forget_every_module()
     torch = sys.modules.get("torch")
     threads = torch.get_num_threads() if torch is not None else None
     if torch is not None:
@@ -208,9 +213,9 @@ def _collect(arguments: list[str], target: Path) -> str:
             torch.set_num_threads(threads)
     graded = str(target)
     learner = sorted(name for name, module in list(sys.modules.items())
-                     if str(getattr(module, "__file__", "") or "").startswith(graded + os.sep))
-    if learner:
-        return f"unusable: collecting imported learner code ({', '.join(learner)})"
+                     if name in exercise_modules or str(getattr(module, "__file__", "") or "").startswith(graded + os.sep))
+    if learner or learner_code.loaded_modules():
+        return f"unusable: collecting imported learner code ({', '.join(learner or learner_code.loaded_modules())})"
     _config, _session = config, session
     return ""
 

@@ -65,6 +65,19 @@ def forget_modules_of_another_folder() -> None:
         _loaded_from = target_dir()
 
 
+def forget_every_module() -> None:
+    """Drop every learner module loaded so far (a process forked to load them afresh)."""
+    global _loaded_from
+    for name in list(_loaded):
+        sys.modules.pop(name, None)
+    _loaded.clear()
+    _loaded_from = None
+
+
+def loaded_modules() -> list[str]:
+    return sorted(_loaded)
+
+
 def _import_failure(error: BaseException, path: Path) -> GradingFailure:
     if isinstance(error, SyntaxError):
         where = f"{shown_path(error.filename or path)}, line {error.lineno}"

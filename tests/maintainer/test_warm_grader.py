@@ -11,9 +11,11 @@ read as solved. A suite that imports learner code while being collected is never
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import signal
+import sys
 
 import pytest
 
@@ -101,10 +103,19 @@ def test_code_that_ends_the_process_early_never_reads_as_solved(sample, reuse):
         assert run.returncode == 128 + signal.SIGSEGV, run.returncode
 
 
-def test_a_suite_that_imports_learner_code_while_collected_is_never_reused(tmp_path):
+def test_a_suite_that_imports_learner_code_while_collected_is_never_reused(tmp_path, monkeypatch):
+    """Even when the process it forks from had already loaded that module from elsewhere (the margin
+    gates load the reference's modules into this very process)."""
+    spec = importlib.util.spec_from_file_location("ex01_speculative_step", repo_root() / "solutions" / "ex01_speculative_step.py")
+    preloaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preloaded)
+    monkeypatch.setitem(sys.modules, "ex01_speculative_step", preloaded)
     suite = tmp_path / "test_imports_at_collection.py"
     suite.write_text("from ex01_speculative_step import speculative_step\n\n\ndef test_it_is_there():\n"
                      "    assert callable(speculative_step)\n")
     collected = warm_session.CollectedSuite(["-q", "-p", "no:cacheprovider", str(suite), f"--target={SAMPLES / 'solved'}"],
                                             repo_root(), (SAMPLES / "solved").resolve(), {})
-    assert not collected.usable and "ex01_speculative_step" in collected.why_not
+    try:
+        assert not collected.usable and "ex01_speculative_step" in collected.why_not, collected.why_not
+    finally:
+        collected.close()
