@@ -11,9 +11,10 @@ the watching process is never touched (no pytest configuration lives in it).
 
 It is used only where that is safe:
 
-- after collecting, the server looks for modules of the graded folder in ``sys.modules``: if a
-  suite imported learner code while being collected, the server says so and the caller grades
-  each save the ordinary way (a child that collects for itself);
+- before collecting, the server drops every exercise module the watch had loaded; after, it looks
+  for exercise modules and modules of the graded folder in ``sys.modules``: if a suite imported
+  learner code while being collected, the server says so and the caller grades each save the
+  ordinary way (a child that collects for itself);
 - the test files are fingerprinted (modification time and size); a change starts a new server;
 - torch runs on one thread while collecting, so no OpenMP thread pool exists in the server when
   runs are forked from it;

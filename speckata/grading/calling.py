@@ -56,7 +56,6 @@ def expect_value_error(function, *args, mentions: tuple[str, ...], problem: str,
             ) from None
         return
     except Exception as error:
-        case = case() if callable(case) else case
         raise GradingFailure(
             f"{function.__name__} should raise ValueError for {problem}, "
             f"but raised {type(error).__name__}: {error}\n{_at(error)}".rstrip()

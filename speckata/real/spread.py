@@ -4,10 +4,10 @@ A benchmark on a shared machine sees bursts of load. So every decoder runs sever
 decoders taking turns (round-robin, the order rotating each repeat), and each is summarised by its
 median and the span from its fastest to its slowest run. One decoder is called **ahead** of
 another only when its slowest run was faster than the other's fastest (the spans do not overlap),
-**behind** in the mirror case, and **within noise** otherwise. Because the decoders of one round run back to back, each round also
-gives a **paired** speedup (theirs / ours in that round), which a slow stretch of the machine
-touches on both sides; its min-max span and whether ours won every round are reported beside
-the strict verdict, never instead of it:
+**behind** in the mirror case, and **within noise** otherwise. Because the decoders of one round
+run back to back, each round also gives a **paired** speedup (theirs / ours in that round), which
+a slow stretch of the machine touches on both sides; its min-max span and whether ours won every
+round are reported beside the strict verdict, never instead of it:
 
 >>> verdict([1.0, 1.1, 1.2], [1.3, 1.5, 1.4])
 'ahead'
