@@ -210,7 +210,7 @@ def _collect(arguments: list[str], target: Path) -> str:
         config.hook.pytest_sessionstart(session=session)
         config.hook.pytest_collection(session=session)
         for item in session.items:  # a cached property every run would otherwise compute again
-            item.location
+            _ = item.location
     finally:
         if torch is not None:
             torch.set_num_threads(threads)

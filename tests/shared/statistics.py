@@ -92,3 +92,29 @@ def chi_square_test(counts, probs) -> tuple[float, int, float, list[int]]:
     df = int(support.sum()) - 1
     pvalue = 0.0 if impossible else chi_square_sf(statistic, df)
     return statistic, df, pvalue, impossible
+
+
+RARE_COUNT = 5.0  # Cochran's rule: the chi-square approximation wants every expected count at about 5 or more
+
+
+def pooled_chi_square(counts, law: dict, runs: int, rare: float = RARE_COUNT) -> tuple[float, int, float]:
+    """Pearson's goodness of fit of the outcomes counted in ``counts`` (a mapping outcome -> count)
+    to ``law`` (outcome -> exact probability, every one positive), over ``runs`` draws: the
+    statistic, its degrees of freedom and the p-value. Outcomes expected fewer than ``rare`` times
+    are pooled into one bin, so that no cell of a few tenths of a count decides the verdict alone.
+
+    >>> round(pooled_chi_square({"a": 60, "b": 40}, {"a": 0.5, "b": 0.5}, 100)[2], 4)   # chi2 = 4, 1 df
+    0.0455
+    >>> pooled_chi_square({"a": 50, "b": 47, "c": 1, "d": 2}, {"a": 0.5, "b": 0.47, "c": 0.02, "d": 0.01}, 100)[:2]
+    (0.0, 2)
+    """
+    common = [outcome for outcome, chance in law.items() if chance * runs >= rare]
+    rare_outcomes = [outcome for outcome in law if outcome not in common]
+    observed = [counts.get(outcome, 0) for outcome in common]
+    expected = [runs * law[outcome] for outcome in common]
+    if rare_outcomes:
+        observed.append(sum(counts.get(outcome, 0) for outcome in rare_outcomes))
+        expected.append(runs * sum(law[outcome] for outcome in rare_outcomes))
+    statistic = pearson_statistic(observed, expected)
+    df = len(observed) - 1
+    return statistic, df, chi_square_sf(statistic, df)

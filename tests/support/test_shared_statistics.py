@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from tests.shared.statistics import chi_square_sf, chi_square_test, regularized_upper_gamma
+from tests.shared import statistics
+from tests.shared.statistics import chi_square_sf, chi_square_test, pooled_chi_square, regularized_upper_gamma
 
 POINTS = (1e-6, 0.01, 0.5, 1.0, 2.0, 3.0, 10.0, 25.0, 30.0, 50.0, 80.0, 150.0, 400.0)
 
@@ -68,3 +69,17 @@ def test_chi_square_test_uses_the_support_and_fails_impossible_tokens():
     assert impossible == [2] and pvalue == 0.0
     statistic, df, pvalue, _ = chi_square_test([10, 20, 30, 40], [0.25] * 4)
     assert (statistic, df) == (20.0, 3) and pvalue == pytest.approx(chi_square_sf(20.0, 3))
+
+
+def test_pooled_chi_square_pools_the_rare_outcomes_into_one_bin():
+    law = {"a": 0.5, "b": 0.47, "c": 0.02, "d": 0.01}  # over 100 runs c and d are expected 2 and 1 times
+    assert pooled_chi_square({"a": 50, "b": 47, "c": 3}, law, 100)[:2] == (0.0, 2)  # c + d: 3 observed, 3 expected
+    statistic, df, pvalue = pooled_chi_square({"a": 50, "b": 44, "d": 6}, law, 100)
+    assert (statistic, df) == (pytest.approx(9 / 47 + 9 / 3), 2) and pvalue == pytest.approx(chi_square_sf(statistic, 2))
+    assert pooled_chi_square({"a": 60, "b": 40}, {"a": 0.5, "b": 0.5}, 100)[:2] == (4.0, 1)  # nothing rare: plain Pearson
+
+
+def test_the_statistics_doctests_pass():
+    import doctest
+    result = doctest.testmod(statistics)
+    assert result.attempted >= 2 and result.failed == 0
