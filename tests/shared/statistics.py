@@ -102,12 +102,15 @@ def pooled_chi_square(counts, law: dict, runs: int, rare: float = RARE_COUNT) ->
     to ``law`` (outcome -> exact probability, every one positive), over ``runs`` draws: the
     statistic, its degrees of freedom and the p-value. Outcomes expected fewer than ``rare`` times
     are pooled into one bin, so that no cell of a few tenths of a count decides the verdict alone.
+    An outcome counted that the law does not hold fails outright (statistic infinity, p-value 0).
 
     >>> round(pooled_chi_square({"a": 60, "b": 40}, {"a": 0.5, "b": 0.5}, 100)[2], 4)   # chi2 = 4, 1 df
     0.0455
     >>> pooled_chi_square({"a": 50, "b": 47, "c": 1, "d": 2}, {"a": 0.5, "b": 0.47, "c": 0.02, "d": 0.01}, 100)[:2]
     (0.0, 2)
     """
+    if any(outcome not in law for outcome in counts):
+        return math.inf, max(len(law) - 1, 1), 0.0
     common = [outcome for outcome, chance in law.items() if chance * runs >= rare]
     rare_outcomes = [outcome for outcome in law if outcome not in common]
     observed = [counts.get(outcome, 0) for outcome in common]

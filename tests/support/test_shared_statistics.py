@@ -77,6 +77,7 @@ def test_pooled_chi_square_pools_the_rare_outcomes_into_one_bin():
     statistic, df, pvalue = pooled_chi_square({"a": 50, "b": 44, "d": 6}, law, 100)
     assert (statistic, df) == (pytest.approx(9 / 47 + 9 / 3), 2) and pvalue == pytest.approx(chi_square_sf(statistic, 2))
     assert pooled_chi_square({"a": 60, "b": 40}, {"a": 0.5, "b": 0.5}, 100)[:2] == (4.0, 1)  # nothing rare: plain Pearson
+    assert pooled_chi_square({"a": 50, "b": 49, "e": 1}, law, 100)[2] == 0.0  # an outcome the law does not hold
 
 
 def test_the_statistics_doctests_pass():
