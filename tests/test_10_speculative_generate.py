@@ -259,6 +259,13 @@ def test_generated_sequences_are_distributed_as_the_target():
     statistic, pvalue, counts, df = sequence_chi_square(speculative_generate())
     if pvalue < STAT_ALPHA:
         target, _ = stat_chains()
+        possible = set(target.all_continuations(STAT_LENGTH))
+        strays = [list(sequence) for sequence in counts if sequence not in possible]
+        if strays:
+            raise GradingFailure(
+                f"speculative_generate(target, draft, [0], max_new_tokens={STAT_LENGTH}, gamma={STAT_GAMMA}, generator) "
+                f"returned tokens {strays[0]} in {counts[tuple(strays[0])]} of {STAT_RUNS} runs; every run must return "
+                f"exactly {STAT_LENGTH} new tokens from the vocabulary 0..{target.vocab_size - 1}.")
         worst = sorted(target.all_continuations(STAT_LENGTH),
                        key=lambda s: -abs(counts[s] - STAT_RUNS * target.sequence_probability([0], s)))[:5]
         rows = "\n".join(f"    {list(s)}  observed {counts[s] / STAT_RUNS:.4f}  target {target.sequence_probability([0], s):.4f}"
