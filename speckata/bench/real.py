@@ -9,7 +9,10 @@ only at ``--tiny-temperatures`` on ``--tiny-prompts`` and only once the draft is
 
 Measurement: after one untimed 4-token run of each decoder, ``--repeats`` rounds in which the
 decoders take turns (the order rotating each round); each decoder is summarised by the median of
-its runs and their min-max spread (``speckata.real.spread``). Ours is "ahead" of its transformers
+its runs and their min-max spread (``speckata.real.spread``). Every round repeats the same work:
+sampled cases draw with the same seed (``--seed``) in every round, so a decoder samples the same
+text each time and its spread is the machine's noise, not the luck of its texts (two decoders
+sample different texts from the same distribution: another ``--seed`` compares other texts). Ours is "ahead" of its transformers
 counterpart only where the spreads do not overlap (every run of ours faster than every run of
 theirs), "behind" in the mirror case, else "within noise"; beside it, the per-round (paired)
 speedup span and whether ours was faster in every round. The cost model (ms per cached target
@@ -64,21 +67,26 @@ def numbers(text: str, kind=int) -> list:
 
 
 def one_case(setup, prompt, tokens, temperature, decoders, args, warmed: set) -> dict:
-    """Every decoder ``args.repeats`` times on one prompt, taking turns; seconds and counts per decoder."""
+    """Every decoder ``args.repeats`` times on one prompt, taking turns; seconds and counts per decoder,
+    and whether its rounds made the same tokens (``same_every_round``: they should, with one seed)."""
     for decoder in decoders:  # the first calls pay one-off costs: not timed
         if (decoder, temperature) not in warmed:
             setup.run(decoder, prompt, 4, temperature, args, 0)
             warmed.add((decoder, temperature))
     record = {d: {"seconds": []} for d in decoders}
+    first: dict[str, list[int]] = {}
     for repeat in range(args.repeats):
         for decoder in rotated(list(decoders), repeat):
             started = time.perf_counter()
-            out, alpha, passes = setup.run(decoder, prompt, tokens, temperature, args, args.seed + repeat)
+            out, alpha, passes = setup.run(decoder, prompt, tokens, temperature, args, args.seed)
             record[decoder]["seconds"].append(round(time.perf_counter() - started, 4))
-            if repeat == 0:
+            if repeat:
+                record[decoder]["same_every_round"] &= out == first[decoder]
+            else:
+                first[decoder] = out
                 record[decoder].update(tokens_per_pass=round(len(out) / passes, 3), new_tokens=len(out),
                                        acceptance_rate=None if alpha is None else round(alpha, 3),
-                                       text=setup.tokenizer.decode(out))
+                                       text=setup.tokenizer.decode(out), same_every_round=True)
     return record
 
 

@@ -281,13 +281,14 @@ def test_the_benchmark_writes_medians_spreads_and_verdicts(real, tmp_path, capsy
     from speckata.bench.real import main
 
     out = tmp_path / "bench.json"
-    assert main(["--tokens", "4", "--repeats", "2", "--prompts", "chat", "--temperatures", "0", "--json", str(out)]) == 0
+    assert main(["--tokens", "4", "--repeats", "2", "--prompts", "chat", "--temperatures", "1", "--json", str(out)]) == 0
     results = json.loads(out.read_text())
     assert set(results["forward_ms"]["1"]) >= {"1", "2", "5", "9"}
     rows = {row["decoder"]: row for row in results["rows"]}
     assert {"plain (ours)", "plain (hf)", "lookup (ours)", "lookup (hf)"} <= set(rows)
     for row in rows.values():
         assert len(row["seconds"]) == 2 and row["min"] <= row["median"] <= row["max"] and row["new_tokens"] == 4
+        assert row["same_every_round"], f"{row['decoder']}: sampled rounds repeat one seed, so the same tokens"
     assert rows["plain (ours)"]["verdict"] in ("ahead", "within noise", "behind")
     assert rows["lookup (ours)"]["versus"] == "lookup (hf)"
     assert "against plain (hf)" in capsys.readouterr().out
