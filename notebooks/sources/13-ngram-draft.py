@@ -105,8 +105,8 @@ plt.show()
 # Each decoder made the same number of new tokens from the same chat prompt, greedy (T = 0) and
 # sampled (T = 1), on the same float32 model, several times, the decoders taking turns; a sampled
 # case uses one seed in every round, so each round repeats the same work (a decoder samples the
-# same text every time) and the spread is the machine's. Each cell below is the **median** time with the **span** from the fastest to the slowest run; the
-# speedup is over transformers' plain `generate()` at the medians, with its worst and best case
+# same text every time) and the spread is the machine's. Each cell below is the **median** time
+# with the **span** from the fastest to the slowest run; the speedup is over transformers' plain `generate()` at the medians, with its worst and best case
 # across the spans. The verdict compares each of ours with its transformers counterpart and says
 # "ahead" only where the spans do not overlap (theory page, section 5). Beside it, "per round":
 # the decoders of one round ran back to back, so theirs / ours within each round is a paired

@@ -12,10 +12,10 @@ decoders take turns (the order rotating each round); each decoder is summarised 
 its runs and their min-max spread (``speckata.real.spread``). Every round repeats the same work:
 sampled cases draw with the same seed (``--seed``) in every round, so a decoder samples the same
 text each time and its spread is the machine's noise, not the luck of its texts (two decoders
-sample different texts from the same distribution: another ``--seed`` compares other texts). Ours is "ahead" of its transformers
-counterpart only where the spreads do not overlap (every run of ours faster than every run of
-theirs), "behind" in the mirror case, else "within noise"; beside it, the per-round (paired)
-speedup span and whether ours was faster in every round. The cost model (ms per cached target
+sample different texts from the same distribution: another ``--seed`` compares other texts).
+Ours is "ahead" of its transformers counterpart only where the spreads do not overlap (every run
+of ours faster than every run of theirs), "behind" in the mirror case, else "within noise";
+beside it, the per-round (paired) speedup span and whether ours was faster in every round. The cost model (ms per cached target
 pass over 1, 2, 3, 5, 9, 17 new tokens) is measured first, for each thread count, printed beside
 the table, and is what our lookup decoder plans its proposal lengths with. ``--json PATH`` writes
 everything (``speckata/real/results/bench.json`` is the committed run notebook 13 reads).
@@ -50,7 +50,7 @@ def parse(argv):
     parser.add_argument("--min-match", type=int, default=2,
                         help="prompt lookup (ours): never propose after a match shorter than this (default 2)")
     parser.add_argument("--draft-gamma", type=int, default=3, help="tiny draft: tokens drafted per round (default 3)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of every round of a sampled case (default 0)")
     parser.add_argument("--temperatures", default="0,1", help="comma-separated (default 0,1)")
     parser.add_argument("--prompts", default="", help="comma-separated kinds to run (default all)")
     parser.add_argument("--json", default=None, help="write the results to this file")
