@@ -106,8 +106,8 @@ plt.show()
 # sampled (T = 1), on the same float32 model, several times, the decoders taking turns; a sampled
 # case uses one seed in every round, so each round repeats the same work (a decoder samples the
 # same text every time) and the spread is the machine's. Each cell below is the **median** time
-# with the **span** from the fastest to the slowest run; the speedup is over transformers' plain `generate()` at the medians, with its worst and best case
-# across the spans. The verdict compares each of ours with its transformers counterpart and says
+# with the **span** from the fastest to the slowest run; the speedup is over transformers' plain
+# `generate()` at the medians, with its worst and best case across the spans. The verdict compares each of ours with its transformers counterpart and says
 # "ahead" only where the spans do not overlap (theory page, section 5). Beside it, "per round":
 # the decoders of one round ran back to back, so theirs / ours within each round is a paired
 # speedup that a slow stretch of the machine touches on both sides; its span, and whether ours
