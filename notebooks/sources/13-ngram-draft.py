@@ -213,6 +213,6 @@ else:
 #   where the greedy choice agrees; our decoder learns that during the generation and proposes less.
 # - Our plain decoder and our lookup decoder run on `speckata.real.lean_llama.LeanLlama`: the
 #   same weights and operations as transformers' model, without its per-call machinery, with
-#   logits equal to transformers' bit for bit. Verification is exact whatever is proposed: at T = 0
-#   every decoder here makes the tokens of plain greedy decoding
+#   logits equal to transformers' within float32 rounding. Verification is exact whatever is
+#   proposed: at T = 0 every decoder here makes the tokens of plain greedy decoding
 #   (tests/maintainer/test_real_model.py and `python -m speckata.bench real --equality 12 --tokens 64`).

@@ -9,7 +9,7 @@ outside this package imports transformers).
   ``speckata.models.interface`` (forward_new, cache_length, crop, reset), so exercise 10's
   ``speculative_generate`` runs on SmolLM2 unchanged.
 - ``lean_llama``: ``LeanLlama``, the same forward pass without transformers' per-call machinery
-  (a preallocated cache, fused matrices; logits equal to transformers' bit for bit): what our
+  (a preallocated cache, fused matrices; logits equal to transformers' within float32 rounding): what our
   decoders run on in the benchmark.
 - ``plain``: plain decoding, one pass per token, drawing as exercise 10's baseline does.
 - ``lookup``: speculative decoding with a deterministic proposal (prompt lookup, exercise 13),

@@ -1,6 +1,6 @@
 """The decoders ``python -m speckata.bench real`` compares, all on one float32 SmolLM2-135M.
 
-Ours run on ``LeanLlama`` (the same weights, logits equal to transformers' bit for bit);
+Ours run on ``LeanLlama`` (the same weights, logits equal to transformers' within float32 rounding);
 transformers' run through ``model.generate()`` on the ``LlamaForCausalLM`` itself:
 
 - ``plain (ours)``    ``plain_generate``: one pass per token;

@@ -15,8 +15,10 @@ leaves out is what a one-token pass pays for and does not need (measured with cP
 - the output layer runs on the rows asked for (``last``) only.
 
 Exactness is checked, not assumed: tests/maintainer/test_real_model.py checks that its logits equal
-transformers' bit for bit (the same operations in the same order, on the same shapes) and its
-greedy tokens equal ``generate(do_sample=False)``'s.
+transformers' within float32 rounding (the same operations in the same order; on some CPUs they are
+equal bit for bit, on others the kernels a shape selects sum in another order), that it picks the
+same greedy and sampled tokens at every position but a near-tie, and that its greedy tokens equal
+``generate(do_sample=False)``'s.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ class LeanLlama:
     def _layer(layer) -> dict:
         attention, mlp = layer.self_attn, layer.mlp
         # q, k and v in one matrix, gate and up in another: one matrix product each instead of three
-        # and two. Each output element is the same dot product as before, computed the same way
-        # (the logits test checks it bit for bit).
+        # and two. Each output element is the same dot product as before (the CPU's kernel may block
+        # a wider matrix differently: the logits test allows float32 rounding).
         qkv = torch.cat([attention.q_proj.weight, attention.k_proj.weight, attention.v_proj.weight]).detach()
         gate_up = torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]).detach()
         return {"ln1": layer.input_layernorm.weight.detach(), "qkv": qkv, "o": attention.o_proj.weight.detach(),
@@ -115,7 +117,7 @@ class LeanLlama:
             keys, values = self.keys[index], self.values[index]
             keys[:, :, start:end] = k
             values[:, :, start:end] = v
-            # The same call, with the same arguments, as transformers' sdpa path: the logits agree bit for bit.
+            # The same call, with the same arguments, as transformers' sdpa path.
             attended = F.scaled_dot_product_attention(q, keys[:, :, :end], values[:, :, :end], attn_mask=mask,
                                                       is_causal=mask is None and n > 1, enable_gqa=True)
             attended = attended.reshape(1, heads, n, d).transpose(1, 2).reshape(1, n, heads * d)
