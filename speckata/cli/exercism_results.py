@@ -9,7 +9,9 @@ at most 500 characters, null when nothing) and ``task_id`` (the task of ``@pytes
 A test the learner has not attempted (it raised NotImplementedError) is "fail" with the message
 "not attempted: ..."; a test the grader itself skipped (a CUDA case without a GPU) is left out, as
 it says nothing either way. An exercise that was not run at all (an untouched stub, a missing
-file) has no tests and status "fail".
+file) has status "error", no tests, and a message saying why nothing ran, as the interface asks
+when no test could run. tests/maintainer/exercism_results_v3.schema.json is the interface as a
+JSON schema; tests/maintainer/test_kata_grade.py validates every results.json against it.
 """
 
 from __future__ import annotations

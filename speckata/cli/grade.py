@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -31,7 +32,7 @@ from speckata.cli.pristine import committed_stub
 from speckata.cli.runner import crash_description
 from speckata.cli.workspace import UsageProblem, find_exercise
 from speckata.grading.states import ERROR, MISSING, NOT_ATTEMPTED
-from speckata.grading.suite_run import SuiteRun, run_suite
+from speckata.grading.suite_run import SuiteRun, run_suite, stop_all_runs
 from speckata.manifest import Exercise, load_manifest
 
 
@@ -46,7 +47,13 @@ def add_parser(commands) -> None:
     grade.add_argument("folders", nargs="+", metavar="FOLDER", help="learners' folders, laid out like exercises/")
     grade.add_argument("--out", required=True, metavar="DIR", help="where the results and the summary go")
     grade.add_argument("--streams", type=int, default=None, metavar="SEED",
-                       help="a hidden suite: every generated case drawn afresh from SEED")
+                       help="a hidden suite: every generated case drawn afresh from SEED (it shows in this "
+                            "command line: --streams-file keeps it out)")
+    grade.add_argument("--streams-file", default=None, metavar="PATH",
+                       help="as --streams, with SEED read from this file (keep it readable by you only)")
+    grade.add_argument("--no-sandbox", action="store_true",
+                       help="grade without the bubblewrap sandbox, with only the weaker in-process guard "
+                            "(an audit hook, which code calling the C library can get past)")
     grade.add_argument("--exercise", action="append", metavar="ID", help="grade only this exercise (repeatable)")
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="folders graded at once (default: CPUs)")
     grade.add_argument("--test-timeout", type=float, default=60.0, metavar="SECONDS",
@@ -55,6 +62,10 @@ def add_parser(commands) -> None:
                        help="stop one folder's whole run after this long (default 1800)")
     grade.add_argument("--memory", type=int, default=4096, metavar="MB",
                        help="memory limit of the process running a learner's code (default 4096)")
+
+
+SANDBOX = "a bubblewrap sandbox per folder"
+NO_SANDBOX = "the in-process guard only (--no-sandbox), which learner code calling the C library can get past"
 
 
 @dataclass
@@ -128,17 +139,21 @@ class ProgressBar:
 
 
 def grade_folder(root: Path, grading: FolderGrading, args, scratch: Path, bar: ProgressBar) -> None:
-    if not grading.attempted:
+    if not grading.attempted or _stopping.is_set():
         return
     bar.update(started=1)
     try:
         output_path = scratch / f"{grading.name}.output.json"
         options = ["--isolate", f"--worker-memory={args.memory}", f"--test-timeout={args.test_timeout:g}",
                    f"--output-json={output_path}", "--tb=short"]
-        if args.streams is not None:
-            options.append(f"--streams={args.streams}")
+        if args.no_sandbox:
+            options.append("--no-sandbox")
+        if args.streams is not None:  # by file: a command line is visible to every process on the machine
+            options.append(f"--streams-file={scratch / 'streams'}")
         run = run_suite([str(root / e.tests) for e in grading.attempted], grading.folder, options=options,
                         timeout=args.timeout, cwd=root)
+        if _stopping.is_set():
+            return  # killed by stop_all_runs(): graded as interrupted
         grading.run = run
         if output_path.is_file():
             grading.outputs = json.loads(output_path.read_text())
@@ -152,6 +167,12 @@ def grade_folder(root: Path, grading: FolderGrading, args, scratch: Path, bar: P
         bar.update(finished=1)
 
 
+def not_run_message(state: str, exercise: Exercise) -> str:
+    if state == MISSING:
+        return f"missing: the folder has no {exercise.file}, so nothing was run"
+    return f"not attempted: {exercise.file} is the stub as given, so nothing was run"
+
+
 def write_results(root: Path, out: Path, grading: FolderGrading, exercises: list[Exercise]) -> None:
     from speckata.cli.exercism_results import results
 
@@ -160,9 +181,12 @@ def write_results(root: Path, out: Path, grading: FolderGrading, exercises: list
     folder_out = out / grading.name
     for exercise in exercises:
         own = [e for e in entries if e["exercise"] == exercise.id]
-        error = grading.error if exercise in grading.attempted else ""
+        ran = exercise in grading.attempted
+        error = grading.error if ran else not_run_message(grading.states[exercise.id], exercise)
         write_json(folder_out / exercise.id / "results.json", results(own, root, grading.outputs, order, error))
-    whole = results(entries, root, grading.outputs, order, grading.error)
+    error = grading.error or ("" if grading.attempted else
+                              "nothing was run: every exercise graded is missing or the stub as given")
+    whole = results(entries, root, grading.outputs, order, error)
     if whole["status"] == "pass" and any(grading.states[e.id] != "solved" for e in exercises):
         whole["status"] = "fail"  # an exercise not attempted is not passed
     write_json(folder_out / "results.json", whole)
@@ -173,6 +197,19 @@ def write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def streams_seed(args) -> int | None:
+    if args.streams_file is None:
+        return args.streams
+    if args.streams is not None:
+        raise UsageProblem("grade: give the seed once, --streams SEED or --streams-file PATH")
+    from speckata.grading.streams import read_streams_file
+
+    try:
+        return read_streams_file(args.streams_file)
+    except ValueError as error:
+        raise UsageProblem(f"grade: {error}") from None
+
+
 def run(ws, args) -> int:
     folders = [Path(f).expanduser().resolve() for f in args.folders]
     for given, folder in zip(args.folders, folders):
@@ -180,22 +217,86 @@ def run(ws, args) -> int:
             raise UsageProblem(f"grade: no such folder {given}")
     exercises = [find_exercise(e) for e in args.exercise] if args.exercise else load_manifest()
     out = Path(args.out).expanduser().resolve()
+    args.streams = streams_seed(args)
+    if not args.no_sandbox:
+        from speckata.grading.isolation.bubblewrap import sandbox_problem
+
+        problem = sandbox_problem()
+        if problem:
+            print(f"kata grade: refusing to grade without a sandbox: {problem}.\n"
+                  "  Or pass --no-sandbox to grade with the weaker in-process guard only (learner code that "
+                  "calls the C library can get past it).", file=sys.stderr)
+            return codes.GRADER_ERROR
     gradings = [plan(ws.root, f, n, exercises) for f, n in zip(folders, output_names(folders))]
     if args.jobs > 1:
         os.environ.setdefault("OMP_NUM_THREADS", "1")  # parallel runs: one thread each beats threads fighting
     started = time.monotonic()
     bar = ProgressBar(sum(1 for g in gradings if g.attempted))
-    with tempfile.TemporaryDirectory(prefix="speckata-grade-") as scratch, \
-            ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-        for future in [pool.submit(grade_folder, ws.root, g, args, Path(scratch), bar) for g in gradings]:
-            future.result()
+    interrupted = grade_all(ws.root, gradings, args, bar)
     for grading in gradings:
         write_results(ws.root, out, grading, exercises)
-    write_summaries(out, gradings, exercises)
+    isolation = NO_SANDBOX if args.no_sandbox else SANDBOX
+    write_summaries(out, gradings, exercises, isolation)
     print(f"kata grade: {len(gradings)} folders, {len(exercises)} exercises, {time.monotonic() - started:.0f} s"
-          + (f", streams from seed {args.streams}" if args.streams is not None else ""))
+          + (", streams from a secret seed" if args.streams is not None else "") + f"; isolation: {isolation}")
     for grading in gradings:
         print(folder_line(grading, exercises))
     print(f"Results: {ws.shown(out)}/<folder>/results.json; table: {ws.shown(out / 'summary.md')}, "
           f"{ws.shown(out / 'summary.csv')}")
+    if interrupted:
+        print(f"kata grade: interrupted by {interrupted}; the results hold what was graded before it")
+        return 128 + getattr(signal, interrupted)  # as a shell reports a process ended by that signal
     return codes.GRADER_ERROR if any(g.error for g in gradings) else codes.OK
+
+
+_stopping = threading.Event()  # set when kata grade is interrupted: no folder starts after it
+
+
+def grade_all(root: Path, gradings: list[FolderGrading], args, bar: ProgressBar) -> str:
+    """Grade every folder, in parallel; on SIGINT or SIGTERM stop every run at once and mark the
+    folders not finished as errors. Returns the signal's name, or "" when nothing interrupted.
+
+    Every temporary file lives under one folder removed on the way out: the isolated pytest runs
+    make theirs under it too (TMPDIR), so a run killed mid-way leaves nothing behind."""
+    interrupted = ""
+    signalled = ["SIGINT"]  # Ctrl-C raises KeyboardInterrupt itself; SIGTERM is made to
+
+    def on_sigterm(signum, frame):
+        signalled[0] = "SIGTERM"
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    old_tmpdir = os.environ.get("TMPDIR")
+    try:
+        with tempfile.TemporaryDirectory(prefix="speckata-grade-") as scratch:
+            runs_tmp = Path(scratch) / "tmp"
+            runs_tmp.mkdir()
+            os.environ["TMPDIR"] = str(runs_tmp)  # inherited by the pytest runs only: this process cached its own
+            if args.streams is not None:
+                (Path(scratch) / "streams").write_text(str(args.streams))  # mkdtemp: a folder only we can read
+            pool = ThreadPoolExecutor(max_workers=max(args.jobs, 1))
+            futures = [pool.submit(grade_folder, root, g, args, Path(scratch), bar) for g in gradings]
+            try:
+                for future in futures:
+                    future.result()
+            except KeyboardInterrupt:
+                interrupted = signalled[0]
+                _stopping.set()
+                stop_all_runs()
+                for future in futures:
+                    future.result()
+            finally:
+                pool.shutdown(wait=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if old_tmpdir is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_tmpdir
+    if interrupted:
+        for grading in gradings:
+            if grading.attempted and grading.run is None and not grading.error:
+                grading.error = f"not graded: kata grade was interrupted ({interrupted}) first"
+                for exercise in grading.attempted:
+                    grading.states[exercise.id] = ERROR
+    return interrupted

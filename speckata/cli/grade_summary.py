@@ -11,7 +11,7 @@ from speckata.grading.states import SOLVED
 MARKS = {"solved": "✅", "failing": "❌", "not attempted": "⬜", "missing": "·", "error": "⚠️", "incomplete": "❌"}
 
 
-def write_summaries(out: Path, gradings, exercises) -> None:
+def write_summaries(out: Path, gradings, exercises, isolation: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "summary.csv", "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
@@ -27,7 +27,8 @@ def write_summaries(out: Path, gradings, exercises) -> None:
         lines.append(f"| {grading.name.replace('|', '/')} | " + " | ".join(cells)
                      + f" | {states.count(SOLVED)}/{len(exercises)} |")
     legend = ", ".join(f"{mark} {state}" for state, mark in MARKS.items() if state != "incomplete")
-    lines += ["", f"Exercises by number ({', '.join(e.id for e in exercises)}). {legend}."]
+    lines += ["", f"Exercises by number ({', '.join(e.id for e in exercises)}). {legend}.", "",
+              f"Learner code ran in {isolation}."]
     (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

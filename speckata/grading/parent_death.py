@@ -7,14 +7,15 @@ import os
 import signal
 
 
-def die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int | None) -> None:
     """Ask Linux for SIGKILL when the parent dies (PR_SET_PDEATHSIG); elsewhere a no-op. If the
-    parent was already gone before the request took effect, exit now."""
+    parent was already gone before the request took effect, exit now. ``parent`` None: a process
+    in its own PID namespace (a sandboxed worker), whose parent's pid it cannot know."""
     try:
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-    if os.getppid() != parent:
+    if parent is not None and os.getppid() != parent:
         os._exit(1)

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,13 +42,31 @@ def pytest_command(selection: list[str], target: Path | str, report: Path, optio
             "-q", "--color=no", "-p", "no:cacheprovider", *options]
 
 
+_running: set[subprocess.Popen] = set()  # the runs in progress, for stop_all_runs()
+_running_lock = threading.Lock()
+
+
 def _start(command: list[str], cwd: Path) -> subprocess.Popen:
     kwargs = dict(cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                   text=True, errors="replace", start_new_session=True)
     try:
-        return subprocess.Popen(command, **kwargs)
+        process = subprocess.Popen(command, **kwargs)
     except OSError:  # a spawn that failed under load (seen once: EFAULT from fork_exec); once more
-        return subprocess.Popen(command, **kwargs)
+        process = subprocess.Popen(command, **kwargs)
+    with _running_lock:
+        _running.add(process)
+    return process
+
+
+def stop_all_runs() -> None:
+    """Kill every run in progress and all it started (`kata grade` interrupted): their callers
+    return at once, each with a run that produced no verdict."""
+    with _running_lock:
+        for process in _running:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def run_suite(selection: list[str], target: Path | str, *, options: list[str] = (), timeout: float = 600,
@@ -64,5 +83,8 @@ def run_suite(selection: list[str], target: Path | str, *, options: list[str] = 
             os.killpg(process.pid, signal.SIGKILL)
             output, _ = process.communicate()
             returncode = None
+        finally:
+            with _running_lock:
+                _running.discard(process)
         report = json.loads(report_path.read_text()) if report_path.is_file() else None
     return SuiteRun(returncode, report, output or "", time.monotonic() - started)

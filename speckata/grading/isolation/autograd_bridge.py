@@ -3,7 +3,7 @@
 Exercise 09 checks that ``distillation_loss(student, teacher).backward()`` reaches the student's
 logits and not the teacher's. The worker keeps the returned tensor's graph under a handle; the
 grader's copy is the output of :class:`RemoteBackward`, whose inputs are the grader's own argument
-tensors that require grad. Its backward asks the worker for the gradients with respect to the
+tensors that require grad (and the parameters of an argument that is a module). Its backward asks the worker for the gradients with respect to the
 worker's copies of those arguments (None for one the graph does not reach, as with a detached
 teacher), and autograd accumulates them into the grader's tensors.
 """
@@ -16,15 +16,18 @@ from speckata.grading.isolation import wire
 
 
 def grad_leaves(args, kwargs) -> list:
-    """The argument tensors that require grad, in the order the worker finds its copies (worker.py)."""
+    """The argument tensors that require grad, and the parameters of an argument that is a module
+    (heads the grader trains through the learner's function), in the order the worker finds its
+    copies (worker.py)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return []
     found = []
     for value in [*args, *kwargs.values()]:
         for item in (value if isinstance(value, (list, tuple)) else [value]):
-            if isinstance(item, torch.Tensor) and item.requires_grad and item.is_leaf:
-                found.append(item)
+            tensors = item.parameters() if isinstance(item, torch.nn.Module) else [item]
+            # Not only leaves: a tensor an earlier call returned (bridged itself) carries the gradient on.
+            found += [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
     return found
 
 

@@ -1,6 +1,7 @@
 """The grader's side of one learner worker: start it, ask it, and know what its death means.
 
-One worker serves a whole grading session (one pytest process) through a pair of pipes; its
+One worker serves a whole grading session (one pytest process) through a pair of pipes, inside a
+bubblewrap sandbox (bubblewrap.py) unless the session was started without one; its
 output (what the learner's code prints) goes to a file the grader reads after each reply and
 prints into the test's captured output. A worker that dies (os._exit, a crash, the memory limit)
 or is killed (a call past the test's time limit) is replaced by a fresh one at the next call.
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 from speckata.grading.failures import GradingFailure
-from speckata.grading.isolation import wire
+from speckata.grading.isolation import bubblewrap, wire
 from speckata.grading.isolation.worker import BOOTSTRAP
 
 OUTPUT_SHOWN = 64 * 1024  # what one call's printing may add to the test's captured output
@@ -27,9 +28,11 @@ class WorkerDied(GradingFailure):
     """The worker ended while the learner's code ran: a failure, never a pass."""
 
 
-def death_message(status: int | None) -> str:
+def death_message(status: int | None, sandboxed: bool = False) -> str:
     if status is None:
         return "the process running your code stopped answering"
+    if sandboxed and status > 128 and status - 128 in signal.Signals._value2member_map_:
+        status = 128 - status  # bubblewrap exits 128 + N when the worker inside was ended by signal N
     if status < 0:
         name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
         why = {"SIGSEGV": "a crash", "SIGXFSZ": "it printed more than 64 MB", "SIGKILL": "killed",
@@ -40,8 +43,9 @@ def death_message(status: int | None) -> str:
 
 
 class WorkerConnection:
-    def __init__(self, copy: Path, shown: str, repo_root: Path, memory_mb: int, scratch: Path):
+    def __init__(self, copy: Path, shown: str, repo_root: Path, memory_mb: int, scratch: Path, sandboxed: bool):
         self.copy, self.shown, self.repo_root, self.memory_mb = copy, shown, repo_root, memory_mb
+        self.sandboxed = sandboxed  # in a bubblewrap sandbox (bubblewrap.py), else only the worker's own guard
         self.output_path = scratch / "worker-output.txt"
         self.process: subprocess.Popen | None = None
         self.generation = 0  # how many workers were started: a fresh one has loaded nothing
@@ -50,20 +54,26 @@ class WorkerConnection:
     def start(self) -> None:
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
-        config = {"parent": os.getpid(), "memory_mb": self.memory_mb, "repo_root": str(self.repo_root),
-                  "copy": str(self.copy), "shown": self.shown, "requests_fd": requests_read,
-                  "replies_fd": replies_write}
+        config = {"parent": None if self.sandboxed else os.getpid(), "memory_mb": self.memory_mb,
+                  "repo_root": str(self.repo_root), "copy": str(self.copy), "shown": self.shown,
+                  "requests_fd": requests_read, "replies_fd": replies_write}
+        command = [sys.executable, "-I", "-c", BOOTSTRAP, json.dumps(config)]
         output = open(self.output_path, "ab")  # noqa: SIM115 - the worker keeps it; closed here once started
         self.output_offset = output.tell()
+        program = bubblewrap.filter_file() if self.sandboxed else None
+        fds = (requests_read, replies_write, *([program.fileno()] if program is not None else []))
+        if self.sandboxed:
+            command = bubblewrap.sandbox_command(command, self.copy, self.repo_root,
+                                                 program.fileno() if program is not None else None)
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", BOOTSTRAP, json.dumps(config)], cwd=self.copy.parent,
-                stdin=subprocess.DEVNULL, stdout=output, stderr=output, pass_fds=(requests_read, replies_write),
-            )
+            self.process = subprocess.Popen(command, cwd=self.copy, stdin=subprocess.DEVNULL, stdout=output,
+                                            stderr=output, pass_fds=fds)
         finally:
             output.close()
             os.close(requests_read)
             os.close(replies_write)
+            if program is not None:
+                program.close()
         self.requests = requests_write
         self.replies = open(replies_read, "rb", buffering=1 << 16)  # noqa: SIM115 - closed in close()
         self.generation += 1
@@ -90,7 +100,7 @@ class WorkerConnection:
         if reply is None:
             status = self.wait_for_exit()
             self.close()
-            raise WorkerDied(death_message(status))
+            raise WorkerDied(death_message(status, self.sandboxed))
         return reply
 
     def forward_output(self) -> None:

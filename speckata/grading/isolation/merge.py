@@ -1,15 +1,21 @@
 """Copying the state of the arguments after a call in the worker back into the grader's objects.
 
 The suites look at their arguments after a call: the draws counted on a ReplayRNG, a
-torch.Generator's state, a recorder's calls, a model the learner trained, an input the learner
-should not have changed. ``merge(original, after)`` writes ``after``'s state into ``original`` and
-returns the object the grader should see (``original`` itself whenever it can be updated), and
-records in ``memo`` which copy stands for which original, so a result that is one of the arguments
-(``return draft``) comes back as the grader's own object.
+torch.Generator's state, a recorder's calls, a model the learner trained. ``merge(original,
+after)`` writes ``after``'s state into ``original`` and returns the object the grader should see
+(``original`` itself whenever it can be updated), and records in ``memo`` which copy stands for
+which original, so a result that is one of the arguments (``return draft``) comes back as the
+grader's own object.
+
+Inputs that are data (an array, a tensor with no gradient, a list or tuple of numbers) are never
+written back: the grader computes what it expects from them after the call, so a learner who
+rewrote them could make a wrong answer look right. ``merge_arguments`` keeps the grader's copy and
+reports which of them the learner's code changed; every exercise's text forbids that.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 
 from speckata.grading.isolation.wire import Foreign
@@ -87,3 +93,55 @@ def remap(result, memo: dict):
     if type(result) is list:
         return [memo.get(id(item), item) for item in result]
     return result
+
+
+def is_data(value) -> bool:
+    """An input the learner must only read: an array, a tensor outside autograd, numbers in a list or tuple."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return not value.requires_grad and not isinstance(value, torch.nn.Parameter)
+    if type(value).__module__ == "numpy" and hasattr(value, "shape"):
+        return True
+    if type(value) in (list, tuple):
+        return all(is_data(item) or type(item) in (int, float, bool, complex) for item in value)
+    return False
+
+
+def same_data(original, after) -> bool:
+    if type(original) is not type(after):
+        return False
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(original, torch.Tensor):
+        return (original.shape == after.shape and original.dtype == after.dtype
+                and torch.equal(original.isnan(), after.isnan())
+                and torch.equal(original.nan_to_num(0.0), after.nan_to_num(0.0)))
+    if type(original).__module__ == "numpy" and hasattr(original, "shape"):
+        import numpy as np
+
+        nan = original.dtype.kind in "fc"
+        return original.shape == after.shape and original.dtype == after.dtype and bool(
+            np.array_equal(original, after, equal_nan=nan))
+    if isinstance(original, (list, tuple)):
+        return len(original) == len(after) and all(same_data(o, a) for o, a in zip(original, after))
+    if isinstance(original, float) and math.isnan(original):
+        return math.isnan(after)
+    return bool(original == after)
+
+
+def merge_arguments(originals: list, afters: list, names: list, memo: dict) -> list:
+    """Merge each argument's state back, but keep the grader's data inputs; the names of those changed."""
+    changed = []
+    for original, after, name in zip(originals, afters, names):
+        if is_data(original):
+            memo[id(after)] = original
+            if not same_data(original, after):
+                changed.append(name)
+        else:
+            merge(original, after, memo)
+    return changed
+
+
+def changed_inputs_message(function_name: str, changed: list) -> str:
+    which = ", ".join(f"argument {n}" if isinstance(n, int) else n for n in changed)
+    return (f"{function_name} changed its input in place ({which}); work on copies: the grader checks your result "
+            "against the inputs as it gave them, and keeps its own copy of them.")

@@ -1,8 +1,10 @@
 """The pytest options of isolated grading, required by the grading plugin (its ``pytest_plugins``).
 
-``--isolate``: the learner's code runs in a worker process apart from the grader (this package);
+``--isolate``: the learner's code runs in a worker process apart from the grader (this package), in
+a bubblewrap sandbox (bubblewrap.py); ``--no-sandbox``: without the sandbox, guarded only by the
+worker's own audit hook (sandbox.py), which code calling the C library can get past;
 ``--worker-memory MB``: the worker's address-space limit; ``--output-json PATH``: what each test
-printed (the exercism results' ``output``). `kata grade` passes all three.
+printed (the exercism results' ``output``). `kata grade` passes them.
 """
 
 from __future__ import annotations
@@ -20,20 +22,32 @@ def pytest_addoption(parser):
                     help="run the learner's code in a separate process with time and memory limits (kata grade)")
     group.addoption("--worker-memory", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
                     help=f"with --isolate: the learner process's memory limit (default {DEFAULT_MEMORY_MB} MB)")
+    group.addoption("--no-sandbox", action="store_true",
+                    help="with --isolate: no bubblewrap sandbox, only the worker's in-process guard (weaker)")
     group.addoption("--output-json", default=None, metavar="PATH", help="write what each test printed to this file")
 
 
 @pytest.hookimpl(trylast=True)  # after the grading plugin chose the graded folder
 def pytest_configure(config):
     if config.getoption("--isolate"):
-        isolation.start(target_dir(), config.getoption("--worker-memory"))
+        sandboxed = not config.getoption("--no-sandbox")
+        if sandboxed:
+            from speckata.grading.isolation.bubblewrap import sandbox_problem
+
+            problem = sandbox_problem()
+            if problem:
+                raise pytest.UsageError(f"--isolate: {problem}; or pass --no-sandbox to accept the weaker "
+                                        "in-process guard")
+        isolation.start(target_dir(), config.getoption("--worker-memory"), sandboxed)
     if config.getoption("--output-json"):
         config.pluginmanager.register(CapturedOutput(config.getoption("--output-json")), "speckata-captured-output")
 
 
 def pytest_report_header(config):
     if config.getoption("--isolate"):
-        return "speckata: your code runs in a separate process (--isolate)"
+        if config.getoption("--no-sandbox"):
+            return "speckata: your code runs in a separate process (--isolate --no-sandbox: in-process guard only)"
+        return "speckata: your code runs in a separate process, in a bubblewrap sandbox (--isolate)"
     return None
 
 

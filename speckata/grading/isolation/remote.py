@@ -17,7 +17,7 @@ import sys
 
 from speckata.grading.failures import GradingFailure
 from speckata.grading.isolation import autograd_bridge, wire
-from speckata.grading.isolation.merge import merge, remap
+from speckata.grading.isolation.merge import changed_inputs_message, merge, merge_arguments, remap
 from speckata.manifest import exercise_by_id
 
 TORCH_TRACKS = ("torch", "end-to-end")  # exercises whose calls carry torch's global state both ways
@@ -133,13 +133,16 @@ class RemoteLearner:
         kind, value, args_after, kwargs_after, rng_after, modes_after = reply
         self.take_torch_state(rng_after)
         memo: dict = {}
+        changed = []
         if args_after is not None:
-            merge(list(args), list(args_after), memo)
-            merge(dict(kwargs), dict(kwargs_after), memo)
+            changed = merge_arguments([*args, *kwargs.values()], [*args_after, *kwargs_after.values()],
+                                      [*range(1, len(args) + 1), *kwargs], memo)
         if modes_after is not None:
             merge(list(modes), list(modes_after), memo)  # what a cost counter saw (exercise 08)
         if kind == "raised":
             raise rebuilt_error(value, name)
+        if changed:
+            raise GradingFailure(changed_inputs_message(name, changed))
         return remap(value, memo)
 
     def torch_sync(self):

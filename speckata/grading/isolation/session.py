@@ -25,17 +25,17 @@ _learner: RemoteLearner | None = None
 _scratch: Path | None = None
 
 
-def start(folder: Path, memory_mb: int = DEFAULT_MEMORY_MB) -> RemoteLearner:
+def start(folder: Path, memory_mb: int = DEFAULT_MEMORY_MB, sandboxed: bool = True) -> RemoteLearner:
     from speckata.grading.isolation.connection import WorkerConnection
     from speckata.grading.isolation.remote import RemoteLearner
 
     global _learner, _scratch
     stop()
     _scratch = Path(tempfile.mkdtemp(prefix="speckata-isolated-"))
-    copy = _scratch / (folder.name or "folder")
+    copy = _scratch / "learner" / (folder.name or "folder")  # the sandbox's one writable folder
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__", ".git", ".ipynb_checkpoints"),
                     symlinks=True)
-    connection = WorkerConnection(copy, shown_path(folder), repo_root(), memory_mb, _scratch)
+    connection = WorkerConnection(copy, shown_path(folder), repo_root(), memory_mb, _scratch, sandboxed)
     _learner = RemoteLearner(connection)
     return _learner
 
