@@ -9,6 +9,8 @@
   ``speculative_generate``.
 - ``weights``: the committed trained models, loaded by ``load_target()`` / ``load_draft()`` /
   ``load_word_draft()`` from ``speckata.models.pretrained``; ``train``: the script that made them.
+- ``medusa``: Medusa's heads on the target's last hidden state (exercise 21), the committed trained
+  ones (``load_medusa_heads()``) and the checks; ``train_medusa``: the script that trained them.
 
 Importing ``speckata`` never imports torch; importing ``speckata.models`` does.
 """

@@ -10,6 +10,9 @@ Read top to bottom: the settings, one transformer block, the model. Two ways to 
   ``model.reset()`` forgets everything. This is the interface in ``speckata.models.interface``.
 - ``model.forward_tree(ids, attention_mask, position_ids)`` feeds a token tree in one pass and
   ``model.keep_path(nodes)`` keeps one root-to-node path of it (exercise 20, speckata.models.tree_pass).
+- ``model.hidden_states(ids)`` and ``model.forward_new_hidden(ids)`` are the two above with the
+  last hidden state too (after the final norm, what ``model.head`` reads): Medusa's heads
+  (exercise 21, speckata.models.medusa) draft from it.
 
 The cache is preallocated (layers, heads, context, head width), so cropping is only moving a
 length back: the rolled-back keys and values stay in memory and are overwritten by the next call.
@@ -95,19 +98,28 @@ class GPT(nn.Module):
     def vocab_size(self) -> int:
         return self.config.vocab_size
 
+    @property
+    def width(self) -> int:
+        """The width of the hidden state (what ``hidden_states`` and ``forward_new_hidden`` return)."""
+        return self.config.width
+
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
     # Training: every position of a batch of sequences, no cache ---------------------------------
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.head(self.hidden_states(ids))
+
+    def hidden_states(self, ids: torch.Tensor) -> torch.Tensor:
+        """The last hidden state (B, T, width), after the final norm: ``forward`` is ``head`` of it."""
         T = ids.shape[-1]
         if T > self.config.context:
             raise ValueError(f"a sequence of {T} tokens is longer than the model's context of {self.config.context}")
         x = self.token_embedding(ids) + self.position_embedding(torch.arange(T, device=ids.device))
         for block in self.blocks:
             x = block(x)
-        return self.head(self.norm(x))
+        return self.norm(x)
 
     # Generation: one sequence, new tokens against the cache -----------------------------------
 
@@ -128,6 +140,11 @@ class GPT(nn.Module):
     @torch.no_grad()
     def forward_new(self, ids) -> torch.Tensor:
         """Logits (n, V) after each of the n new tokens, given everything cached before them."""
+        return self.forward_new_hidden(ids)[1]
+
+    @torch.no_grad()
+    def forward_new_hidden(self, ids) -> tuple[torch.Tensor, torch.Tensor]:
+        """``forward_new`` with the last hidden state: (hidden (n, width), logits (n, V)), logits = head(hidden)."""
         ids = check_new_ids(ids, self.config.vocab_size)
         self._tree.refuse_forward_new()
         start, n = self._cache_length, ids.shape[0]
@@ -142,7 +159,8 @@ class GPT(nn.Module):
         for layer, block in enumerate(self.blocks):
             x = block.forward_cached(x, keys[layer], values[layer], start, allowed)
         self._cache_length = start + n
-        return self.head(self.norm(x))
+        hidden = self.norm(x)
+        return hidden, self.head(hidden)
 
     @torch.no_grad()
     def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
