@@ -7,6 +7,7 @@ in ``.speckata/state.json``. ``kata --help`` lists the commands and exit codes.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from speckata.cli import check, codes, docs, grade, hint, new, overview, reset, solution, watch
@@ -28,9 +29,41 @@ COMMANDS = {
 }
 
 
+class QuietWhenReaderLeaves:
+    """A standard stream whose reader may leave early (`kata solution 02 | head -1`): from then on its
+    output goes to /dev/null instead of ending the command in a BrokenPipeError traceback, and the
+    command finishes with its own exit code (a verdict is still recorded and reported by it)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_devnull()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_devnull()
+
+    def _to_devnull(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # what is still buffered, and Python's flush at exit, go there too
+        os.close(devnull)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     # Line by line even into a pipe, so `kata watch | tee log` (and the CLI's tests) see each verdict at once.
     sys.stdout.reconfigure(line_buffering=True)
+    if not isinstance(sys.stdout, QuietWhenReaderLeaves):
+        sys.stdout, sys.stderr = QuietWhenReaderLeaves(sys.stdout), QuietWhenReaderLeaves(sys.stderr)
     args = build_parser().parse_args(argv)
     try:
         workspace = open_workspace(args)
