@@ -70,12 +70,17 @@ def _under(text: str) -> str:
     return " " * 47 + text
 
 
-def reasoning_table(trace: StepTrace, learner_tokens: list | None, rule: str = "p/q") -> PositionTable:
+def reasoning_table(trace: StepTrace, learner_tokens: list | None, rule: str = "p/q",
+                    ratio_heading: str = "p/q") -> PositionTable:
     """The table for ``trace`` beside ``learner_tokens`` (None: the learner returned no token list,
-    so everything differs). ``rule`` is the accept test's right-hand side as the exercise writes it."""
+    so everything differs). ``rule`` is the accept test's right-hand side as the exercise writes it;
+    ``ratio_heading`` heads the column of the number u is compared with (an exercise whose rule is
+    not p/q names it otherwise)."""
     learner = list(learner_tokens) if learner_tokens is not None else []
     first = 0 if learner_tokens is None else first_difference(trace.tokens, learner)
-    lines, marked = [_row(*HEADER)], None
+    header = list(HEADER)
+    header[HEADER.index("p/q")] = ratio_heading
+    lines, marked = [_row(*header)], None
     out = 0
     for event in trace.events:
         u = "" if event.u is None else fmt(event.u)

@@ -30,12 +30,27 @@ def describe_case(p, q, candidates, stream, without_replacement: bool) -> str:
     ])
 
 
-def draw_count_note(draws: int, expected: int) -> list[str]:
-    if draws < expected:
+def implied_draws(result, candidates) -> int | None:
+    """The draws a (token, index) result takes under the contract: one per candidate tried, plus the
+    final sample when none was accepted; None when the result is not of that form."""
+    if not (isinstance(result, tuple) and len(result) == 2):
+        return None
+    index = result[1]
+    if index is None:
+        return len(candidates) + 1
+    return index + 1 if type(index) is int and 0 <= index < len(candidates) else None
+
+
+def draw_count_note(draws: int, expected: int, result=None, candidates=()) -> list[str]:
+    """What a wrong number of draws says, when it says anything: a count that matches the learner's
+    own result (they accepted a candidate the reference rejected, or the other way round) is the
+    consequence of that decision, which the table shows, not a mistake in drawing."""
+    own = implied_draws(result, candidates)
+    if draws < expected and (own is None or draws < own):
         return [(f"you drew {plural(draws, 'number')} from rng, the reference drew {expected}: the contract is one "
                  "rng.random() for every candidate tried (in order, until one is accepted) and, if all are "
                  "rejected, one sample(p, rng). Is another random source (np.random, random) in use?")]
-    if draws > expected:
+    if draws > expected and (own is None or draws > own):
         return [(f"you drew {plural(draws, 'number')} from rng, the reference drew {expected}: stop at the first "
                  "accepted candidate, draw nothing ahead, and sample only when every candidate was rejected.")]
     return []
@@ -50,7 +65,7 @@ def mismatch_report(headline: str, p, q, candidates, stream, without_replacement
                f"  yours:     {result!r} after {plural(draws, 'draw')}",
                f"  expected:  {expected!r} after {plural(trace.draws, 'draw')}",
                "  (a result is (token, index of the accepted candidate), or (token, None) when all were rejected)")
-    notes = draw_count_note(draws, trace.draws)
+    notes = draw_count_note(draws, trace.draws, result, candidates)
     if notes:
         report.add("")
         report.add_notes(notes)

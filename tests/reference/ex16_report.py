@@ -2,8 +2,8 @@
 
 The case (p, the candidates, q, the replayed stream), the learner's token and draws beside the
 reference's, a note when the number of draws gives the mistake away, and the reference's
-reasoning one tried candidate per row ("pos" is the candidate's rank, "p/q" the chance it is
-accepted: left(x) / Σ left), with the first difference marked.
+reasoning one tried candidate per row ("pos" is the candidate's rank, "chance" the chance it is
+accepted: left(x) / Σ left, not p/q, which this rule never uses), with the first difference marked.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from speckata.grading.position_table import fmt_row, plural, reasoning_table
 from speckata.grading.trace import StepTrace
 from tests.reference.ex01_report import draw_count_note
 
-TABLE_TITLE = ("The reference's reasoning, one row per tried candidate (pos: its rank; p/q: the chance to\n"
-               "accept it, left(x) / Σ left, where left is p without the rejected candidates):")
+TABLE_TITLE = ("The reference's reasoning, one row per tried candidate (pos: its rank; chance: the chance to\n"
+               "accept it, left(x) / Σ left, where left is p without the rejected candidates; q plays no part):")
 
 
 def describe_case(p, candidates, q, stream) -> str:
@@ -39,5 +39,5 @@ def mismatch_report(headline: str, p, candidates, q, stream, trace: StepTrace, t
         report.add("")
         report.add_notes(notes)
     report.add("", TABLE_TITLE)
-    report.add_table(reasoning_table(trace, [token], rule="left(x)/Σleft"))
+    report.add_table(reasoning_table(trace, [token], rule="left(x)/Σleft", ratio_heading="chance"))
     return report
