@@ -38,6 +38,21 @@ def call_learner(function, *args, case: str | Callable[[], str] = "", **kwargs):
         ) from None
 
 
+def checking_helpers_hint(function) -> str:
+    """A last line naming the given checking helpers the learner's module imports (each exercise's
+    stub imports the ones that write its messages), or '' when it imports none: naming a helper of
+    another exercise would send the learner the wrong way."""
+    helpers = sorted(name for name, value in getattr(function, "__globals__", {}).items()
+                     if callable(value) and name.startswith("check")
+                     and (getattr(value, "__module__", None) or "").startswith("speckata"))
+    if not helpers:
+        return ""
+    if len(helpers) == 1:
+        return f"\n({helpers[0]}, which your file imports from speckata, writes such messages; you may call it.)"
+    return (f"\n({', '.join(helpers[:-1])} and {helpers[-1]}, which your file imports from speckata, write such "
+            "messages; you may call them.)")
+
+
 def expect_value_error(function, *args, mentions: tuple[str, ...], problem: str, **kwargs) -> None:
     """The call must raise ValueError whose message contains every phrase in ``mentions``."""
     try:
@@ -52,7 +67,7 @@ def expect_value_error(function, *args, mentions: tuple[str, ...], problem: str,
                 f"{function.__name__} rightly raised ValueError for {problem}, but its message does not "
                 f"name the problem.\n  message:        {message!r}\n  should mention: "
                 + ", ".join(repr(m) for m in missing)
-                + "\n(speckata.check_step_inputs writes such messages; you may call it.)"
+                + checking_helpers_hint(function)
             ) from None
         return
     except Exception as error:

@@ -23,16 +23,24 @@ def row_text(row) -> str:
     return "".join("1" if value else "0" for value in row)
 
 
+def prefix_columns(prefix_length: int) -> str:
+    if prefix_length == 0:
+        return "no prefix columns (prefix_length = 0)"
+    return "mask column 0 is the prefix" if prefix_length == 1 else f"mask columns 0..{prefix_length - 1} are the prefix"
+
+
 def mask_report(headline: str, parents: list[int], prefix_length: int, expected: np.ndarray, got: np.ndarray) -> str:
     lines = [headline, "", describe_case(parents, prefix_length), "",
-             f"  rows are nodes; columns 0..{prefix_length - 1} the prefix, then tree nodes 0..{len(parents) - 1}"]
+             f"  rows are nodes; {prefix_columns(prefix_length)}, then mask column j is tree node j - {prefix_length} "
+             f"(columns {prefix_length}..{prefix_length + len(parents) - 1})"]
     wrong = [i for i in range(len(parents)) if not (expected[i] == got[i]).all()]
     for node in wrong[:5]:
         path = ancestry(parents, node)
-        columns = sorted(prefix_length + a for a in path)
+        columns = ", ".join(f"{prefix_length + a} (node {a})" for a in sorted(path))
         lines += [f"  node {node}: yours    {row_text(got[node])}",
                   f"  node {node}: expected {row_text(expected[node])}",
-                  f"    (the prefix, itself and its ancestors {path[1:]}: tree columns {columns})"]
+                  f"    (the prefix, itself and its ancestors {path[1:]}: mask column{'s' if len(path) > 1 else ''} "
+                  f"{columns})"]
     if len(wrong) > 5:
         lines.append(f"  ... and {len(wrong) - 5} more wrong rows")
     return "\n".join(lines)

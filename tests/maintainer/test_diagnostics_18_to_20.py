@@ -1,0 +1,71 @@
+"""The first message names the cause on exercises 18 to 20, for wrong versions a learner writes.
+
+As in test_diagnostics_14_to_17.py: each wrong version is an edited copy of the solution, loaded
+from a file as the learner's module, and the suite's own test runs in-process with it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from speckata.grading.learner_code import install_finder
+from tests.maintainer.test_diagnostics_14_to_17 import edited_solution, failure_of
+
+
+@pytest.fixture(autouse=True)
+def exercise_imports():
+    """Exercise 20's solution imports exercise 18 from the graded folder, as the learner's does."""
+    install_finder()
+
+
+# 18: mask columns are named with the node they hold ---------------------------------------------
+
+def test_18_a_wrong_row_names_mask_columns_and_their_nodes(tmp_path, monkeypatch):
+    from tests import test_18_tree_attention_mask as suite
+
+    only_the_parent = edited_solution(tmp_path, "18-tree-attention-mask", (
+        "            ancestor = parents[ancestor]\n", "            ancestor = parents[ancestor] if ancestor == node else -1\n"))
+    monkeypatch.setattr(suite, "tree_attention_mask", lambda: only_the_parent.tree_attention_mask)
+    lines = str(failure_of(suite.test_worked_example_mask)).splitlines()
+    assert "  rows are nodes; mask columns 0..1 are the prefix, then mask column j is tree node j - 2 (columns 2..5)" in lines
+    assert "    (the prefix, itself and its ancestors [1, 0]: mask columns 2 (node 0), 3 (node 1), 5 (node 3))" in lines
+    assert not any("tree columns" in line for line in lines), lines
+
+
+# Bad input: the hint names the checking helpers the learner's file imports, if any ----------------
+
+def test_18_a_vague_message_gets_no_hint_about_another_exercises_helper(tmp_path, monkeypatch):
+    from tests import test_18_tree_attention_mask as suite
+
+    vague = edited_solution(tmp_path, "18-tree-attention-mask", ('            raise ValueError(f"node {node} is its own parent")',
+                                                                 '            raise ValueError(f"node {node} points at itself")'))
+    monkeypatch.setattr(suite, "learner_function", lambda exercise, name: getattr(vague, name))
+    text = str(failure_of(suite.test_bad_trees_raise_a_value_error_naming_the_problem, "self-parent", "tree_attention_mask"))
+    assert text.splitlines()[0] == ("tree_attention_mask rightly raised ValueError for node 1 whose parent is 1, but its "
+                                    "message does not name the problem."), text
+    assert "check_step_inputs" not in text and "you may call" not in text, text
+
+
+def test_20_a_vague_message_is_pointed_at_the_exercises_own_helper(tmp_path, monkeypatch):
+    from tests import test_20_tree_verification as suite
+
+    vague = edited_solution(tmp_path, "20-tree-verification", (
+        "    sequence, full_shape = check_tree_generation_inputs(",
+        "    if not tree:\n        raise ValueError('nothing to draft')\n    sequence, full_shape = check_tree_generation_inputs("))
+    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: vague.tree_speculative_generate)
+    text = str(failure_of(suite.test_bad_input_raises_value_error, "empty-tree"))
+    assert text.splitlines()[-1] == ("(check_tree_generation_inputs, which your file imports from speckata, writes such "
+                                     "messages; you may call it.)"), text
+    assert "check_step_inputs" not in text
+
+
+def test_14_still_points_at_check_step_inputs(tmp_path, monkeypatch):
+    from tests import test_14_block_verification as suite
+
+    vague = edited_solution(tmp_path, "14-block-verification", (
+        "    p, q, draft = check_step_inputs(p, q, draft)\n    gamma = len(draft)\n",
+        "    if len(draft) and max(draft) >= len(p[0]):\n        raise ValueError('bad draft')\n"
+        "    p, q, draft = check_step_inputs(p, q, draft)\n    gamma = len(draft)\n"))
+    monkeypatch.setattr(suite, "block_verify", lambda: vague.block_verify)
+    text = str(failure_of(suite.test_bad_input_raises_a_value_error_naming_the_problem, "token-past-the-vocabulary"))
+    assert "(check_step_inputs, which your file imports from speckata, writes such messages" in text, text
