@@ -12,7 +12,8 @@ Loaded before the command line is parsed (``addopts = "-p speckata.grading.plugi
   own subprocesses.)
 - a run that ends early (learner code ending the process) never exits 0 (completion_guard.py).
 - a summary listing every exercise as solved, failing, not attempted or incomplete.
-- ``--maintainer``: also collect tests/maintainer (the mutant, notebook and shape gates).
+- ``--maintainer``: also collect tests/maintainer (the mutant, notebook and shape gates) and
+  tests/support (the package's own helpers); a learner's plain ``pytest`` grades their exercises only.
 - ``--report-json PATH``: every test's outcome and message, for the ``kata`` command and the gates.
 - ``--streams SEED``: every generated case drawn afresh from SEED, for a hidden suite (streams.py).
 """
@@ -40,7 +41,7 @@ def pytest_addoption(parser):
     group = parser.getgroup("speckata", "speckata grading")
     group.addoption("--target", default="exercises",
                     help="folder to grade, laid out like exercises/ (default: exercises)")
-    group.addoption("--maintainer", action="store_true", help="also run the maintainer gates in tests/maintainer")
+    group.addoption("--maintainer", action="store_true", help="also run the maintainer gates (tests/maintainer) and the helpers' tests (tests/support)")
     group.addoption("--test-timeout", type=float, default=120.0, help="seconds before a test is stopped (default 120)")
     group.addoption("--report-json", default=None, help="write every test's outcome and message to this file")
     streams.add_option(group)  # --streams SEED: a hidden suite (speckata/grading/streams.py)
@@ -68,6 +69,10 @@ def pytest_unconfigure(config):
     completion_guard.tell_parent(completion_guard.REACHED_END)
 
 
+def maintainer_only_folders() -> tuple[Path, Path]:
+    return repo_root() / "tests" / "maintainer", repo_root() / "tests" / "support"
+
+
 class GradingSession:
     def __init__(self, config):
         self.config = config
@@ -82,10 +87,12 @@ class GradingSession:
         return [f"speckata: grading {shown_path(target_dir())}/ ({kind})", *filter(None, [streams.header_line()])]
 
     def pytest_ignore_collect(self, collection_path, config):
-        maintainer_dir = repo_root() / "tests" / "maintainer"
-        if not config.getoption("--maintainer") and collection_path == maintainer_dir:
-            return True
-        return None
+        # A learner's `pytest` grades their exercises only: the maintainer gates and the tests of the
+        # package's own helpers (tests/support/) run with --maintainer, or when named on the command line.
+        if config.getoption("--maintainer") or collection_path not in maintainer_only_folders():
+            return None
+        named = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
+        return None if any(path.is_relative_to(collection_path) for path in named) else True
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item):
