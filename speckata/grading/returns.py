@@ -4,11 +4,18 @@ A wrong *kind* of result (a numpy array, a tuple, a tensor, a generator, None wh
 says "a list of plain ints") gets a contract message of its own, before any comparison of values:
 comparing an array with a list would crash in the grader's own line, and a tuple with the right
 tokens would read as "wrong tokens".
+
+Every learner function's result is also refused when it would judge itself: an object of a class
+written in learner code that defines its own comparisons or conversions (a list subclass whose
+``==`` is always true would pass every test that compares it). Only such classes are refused: the
+learner's own ``NamedTuple`` (exercise 08 gives one) adds no comparison of its own.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
+from pathlib import Path
 
 from speckata.grading.failures import GradingFailure
 
@@ -40,7 +47,7 @@ def token_list_problem(result) -> str:
     """Why ``result`` is not a list of plain ints, or '' when it is."""
     if result is None:
         return "yours returned None (a missing return statement?)"
-    if not isinstance(result, list):
+    if type(result) is not list:
         return f"yours returned {describe_value(result)}"
     wrong = [(i, t) for i, t in enumerate(result) if type(t) is not int]
     if wrong:
@@ -50,7 +57,67 @@ def token_list_problem(result) -> str:
     return ""
 
 
-def check_result(function_name: str, contract: str, result) -> None:
+# What a result's class may not define when it comes from learner code: what the grader's checks ask
+# of a value (equality, order, truth, length, items, conversion to a number, an array or a list).
+SELF_JUDGING = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__iter__",
+                "__getitem__", "__contains__", "__int__", "__index__", "__float__", "__abs__", "__sub__",
+                "__rsub__", "__array__", "__array_ufunc__", "__array_function__", "__torch_function__",
+                "tolist", "item", "all", "any", "equal", "allclose")
+CONTAINERS = (list, tuple, dict)
+PLAIN = (int, float, bool, str, bytes, complex, type(None))
+LOOKED_INTO = 10_000  # elements of a returned list, tuple or dict that are looked at (one level down)
+
+
+@functools.lru_cache(maxsize=4096)
+def written_in_learner_code(kind: type, graded_folder: Path) -> bool:
+    """Whether ``kind`` comes from the graded folder, or cannot be found where it says it lives."""
+    from speckata.manifest import load_manifest
+
+    module = sys.modules.get(kind.__module__)
+    if module is None or kind.__module__ in {exercise.module for exercise in load_manifest()}:
+        return True
+    file = getattr(module, "__file__", None)
+    if file and Path(file).resolve().is_relative_to(graded_folder):
+        return True
+    found = module
+    for part in kind.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is not kind  # a class that claims another module's name
+
+
+def self_judging_problem(value) -> str:
+    """Why ``value`` would decide the grader's comparisons itself, or '' when it would not."""
+    from speckata.grading.target import target_dir
+
+    if type(value) in PLAIN:
+        return ""
+    folder = target_dir().resolve()
+    classes = [kind for kind in type(value).__mro__ if kind is not object]
+    for kind in classes:
+        defined = [name for name in SELF_JUDGING if name in vars(kind)] if written_in_learner_code(kind, folder) else []
+        if defined:
+            base = next((k for k in classes if not written_in_learner_code(k, folder)), None)
+            what = f"a subclass of {base.__name__}" if base else "a class"
+            plain = f"a plain {base.__name__}" if base else "a plain value"
+            return (f"{type(value).__name__}, {what} written in your code that defines its own "
+                    f"{', '.join(defined[:3])}: the grader would be asking your object whether it is right. "
+                    f"Return {plain}")
+    if type(value) in CONTAINERS:
+        items = value.values() if type(value) is dict else value
+        for index, item in enumerate(items):
+            if index >= LOOKED_INTO:
+                break
+            problem = "" if type(item) in CONTAINERS else self_judging_problem(item)
+            if problem:
+                where = "a value" if type(value) is dict else f"element {index}"
+                return f"{where} of its result is {problem}"
+    return ""
+
+
+def check_result(function_name: str, contract: str | None, result) -> None:
+    problem = self_judging_problem(result)
+    if problem:
+        raise GradingFailure(f"{function_name} returned {problem}.")
     if contract == TOKEN_LIST:
         problem = token_list_problem(result)
         if problem:
@@ -58,10 +125,8 @@ def check_result(function_name: str, contract: str, result) -> None:
 
 
 def with_return_contract(exercise_id: str, function):
-    """``function`` itself, or a wrapper that checks its result against the exercise's contract."""
-    contract = RETURNS.get((exercise_id, function.__name__))
-    if contract is None:
-        return function
+    """``function`` wrapped to check its result: never self-judging, and of the exercise's contract."""
+    contract = RETURNS.get((exercise_id, getattr(function, "__name__", "")))
 
     @functools.wraps(function)
     def checked(*args, **kwargs):
