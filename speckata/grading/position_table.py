@@ -18,16 +18,41 @@ SHORT_ROW = 8  # values of a long distribution shown before "..."
 HEADER = ("out", "pos", "drafted", "u", "p/q", "reference", "ref", "yours")
 
 
-def fmt(value: float) -> str:
-    return f"{float(value):.6g}"
+def fmt(value: float, digits: int = 6) -> str:
+    """``value`` to ``digits`` significant digits, except that a number which is not whole never
+    prints as a whole number (1 - 2e-13 is not "1"): it gets the digits it needs."""
+    value = float(value)
+    text = f"{value:.{digits}g}"
+    while digits < 17 and float(text) != value and float(text).is_integer():
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
+
+
+def digits_apart(values, digits: int = 6) -> int:
+    """The fewest significant digits, at least ``digits``, at which values that differ print differently."""
+    distinct = {float(v) for v in values}
+    while digits < 17 and len({fmt(v, digits) for v in distinct}) < len(distinct):
+        digits += 1
+    return digits
+
+
+def fmt_apart(*values: float) -> list[str]:
+    """Each value with as many digits as it takes to tell the values apart (η and h, say)."""
+    digits = digits_apart(values)
+    return [fmt(v, digits) for v in values]
 
 
 def fmt_row(row, limit: int | None = None) -> str:
-    """[a, b, c] to 6 significant digits; past ``limit`` values, the first few and the length."""
+    """[a, b, c] to 6 significant digits, or more where two values that differ would print alike;
+    past ``limit`` values, the first few and the length."""
     values = [float(v) for v in row]
     if limit is not None and len(values) > limit:
-        return "[" + ", ".join(fmt(v) for v in values[:SHORT_ROW]) + f", ... ({len(values)} values)]"
-    return "[" + ", ".join(fmt(v) for v in values) + "]"
+        values, more = values[:SHORT_ROW], f", ... ({len(values)} values)]"
+    else:
+        more = "]"
+    digits = digits_apart(values)
+    return "[" + ", ".join(fmt(v, digits) for v in values) + more
 
 
 def matrix(prefix: str, rows: list[str], more: str = "") -> str:

@@ -99,3 +99,38 @@ def test_16_the_chance_column_is_not_headed_p_over_q(tmp_path, monkeypatch):
     header = next(line for line in lines if line.split()[:2] == ["out", "pos"])
     assert header.split()[:6] == ["out", "pos", "drafted", "u", "chance", "reference"], header
     assert "p/q" not in "\n".join(lines[lines.index(header):]), "\n".join(lines)
+
+
+# 14: enough digits to show what decided; plain numbers ------------------------------------------
+
+def test_14_the_row_that_decided_shows_eta_and_h_apart(tmp_path, monkeypatch):
+    from tests import test_14_block_verification as suite
+    from tests.reference import ex14_cases
+
+    unguarded = edited_solution(tmp_path, "14-block-verification", (
+        "        stops.append(0.0 if surplus <= RESIDUAL_MASS_EPS else surplus / (surplus + 1.0 - weights[i]))\n",
+        "        stops.append(surplus / (surplus + 1.0 - weights[i]))\n"))
+    monkeypatch.setattr(ex14_cases, "block_verify", lambda: unguarded.block_verify)
+    lines = str(failure_of(suite.test_a_position_without_residual_mass_is_never_tau)).splitlines()
+    assert "                [0.5000000000001, 0.4999999999999]]" in lines, "\n".join(lines)
+    header = next(index for index, line in enumerate(lines) if line.split()[:2] == ["out", "i"])
+    row = lines[header + 2].split()
+    assert row[:6] == ["2", "0", "0.9999999999998", "0.9999999999998", "0.9999999999998", "0.99999999999999"], row
+    assert row[6] == "no", row
+    width = {len(lines[header + 1].split("(drop)")[0]), len(lines[header + 2].split("(drop)")[0])}
+    assert len(width) == 1, "the rows' columns line up\n" + "\n".join(lines)
+
+
+def test_14_expected_accepted_is_reported_with_plain_numbers(tmp_path, monkeypatch):
+    import numpy as np
+
+    from tests import test_14_block_verification as suite
+    from tests.reference import ex14_cases
+
+    counts_extra = edited_solution(tmp_path, "14-block-verification", ("    return float(total)\n",
+                                                                       "    return np.float64(total) + 1.0\n"))
+    monkeypatch.setattr(ex14_cases, "expected_accepted", lambda: counts_extra.expected_accepted)
+    assert isinstance(counts_extra.expected_accepted(suite.TOY_P, suite.TOY_Q, "token"), np.float64)
+    first = str(failure_of(suite.test_toy_expected_values)).splitlines()[0]
+    assert first == ("expected_accepted(p, q, 'token') on the toy (10/9) returned 2.111111111111111; "
+                     "expected 1.1111111111111112."), first

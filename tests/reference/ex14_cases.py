@@ -64,12 +64,17 @@ def random_case(gen, vocab: int):
             return p, q, draft, uniforms
 
 
+def plain_number(value) -> str:
+    """A numpy float as the number it holds (2.5, not np.float64(2.5)); anything else as it is."""
+    return repr(float(value)) if isinstance(value, np.floating) else repr(value)
+
+
 def check_expected(p, q, rule, what: str) -> float:
     got = call_learner(expected_accepted(), p, q, rule, case=f"expected_accepted(p, q, {rule!r}) on {what}")
     want = reference_expected(p, q, rule)
     if not isinstance(got, (float, int, np.floating)) or isinstance(got, bool) or not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
         raise GradingFailure(
-            f"expected_accepted(p, q, {rule!r}) on {what} returned {got!r}; expected {want!r}.\n"
+            f"expected_accepted(p, q, {rule!r}) on {what} returned {plain_number(got)}; expected {float(want)!r}.\n"
             f"  p = {np.asarray(p).round(4).tolist()}\n  q = {np.asarray(q).round(4).tolist()}\n"
             "It counts the drafts kept (not the extra token): Σ_i E_q[P(at least i kept | x_1..x_i)].")
     return float(got)

@@ -11,49 +11,54 @@ highlights the marked line as it does for every per-position rule).
 from __future__ import annotations
 
 from speckata.grading.failure_report import FailureReport, plain_tokens
-from speckata.grading.position_table import MARK, PositionTable, first_difference, fmt, fmt_row, plural
+from speckata.grading.position_table import MARK, PositionTable, first_difference, fmt, fmt_apart, fmt_row, plural
 from tests.reference.ex01_report import describe_case
 from tests.reference.ex14_reference import BlockTrace
 
 TABLE_TITLE = "The reference's reasoning (τ = the largest i with η_i < h_i; draft[:τ] is kept, then one sample):"
 
 
-def _row(cells, ref="", yours="", mark=False, note="") -> str:
-    line = "  " + "  ".join(f"{c!s:>8}" for c in cells) + f"  {ref!s:>6}  {yours!s:>5}" + (f"  {note}" if note else "")
+def _row(cells, ref="", yours="", mark=False, note="", widths=None) -> str:
+    widths = widths or [8] * len(cells)
+    line = ("  " + "  ".join(f"{c!s:>{w}}" for c, w in zip(cells, widths)) + f"  {ref!s:>6}  {yours!s:>5}"
+            + (f"  {note}" if note else ""))
     return line + "  " + MARK if mark else line.rstrip()
+
+
+HEADER = ("out", "i", "x_i", "p/q", "p_i", "h_i", "η_i", "η_i < h_i")
 
 
 def block_table(trace: BlockTrace, learner_tokens) -> PositionTable:
     learner = list(learner_tokens) if isinstance(learner_tokens, (list, tuple)) else []
     first = 0 if not isinstance(learner_tokens, (list, tuple)) else first_difference(trace.tokens, learner)
-    lines = [_row(("out", "i", "x_i", "p/q", "p_i", "h_i", "η_i", "η_i < h_i"), "ref", "yours")]
-    marked = None
     gamma = len(trace.etas)
+    rows = []  # (cells, ref, yours, mark, note); the cells are laid out once their widths are known
     for i in range(1, gamma + 1):
         kept = i <= trace.tau
-        out = i - 1 if kept else ""
         token = trace.events.events[i - 1].token
         yours = (learner[i - 1] if i - 1 < len(learner) else "-") if kept else ""
-        mark = kept and first == i - 1
-        if mark:
-            marked = len(lines)
-        cells = (out, i, token, fmt(trace.ratios[i]), fmt(trace.weights[i]), fmt(trace.stops[i]), fmt(trace.etas[i - 1]),
+        eta, stop = fmt_apart(trace.etas[i - 1], trace.stops[i])  # enough digits to show what decided
+        cells = (i - 1 if kept else "", i, token, fmt(trace.ratios[i]), fmt(trace.weights[i]), stop, eta,
                  "yes" if trace.etas[i - 1] < trace.stops[i] else "no")
-        lines.append(_row(cells, token if kept else "(drop)", yours, mark))
-    lines.append(f"  τ = {trace.tau}: keep {trace.tau} of {plural(gamma, 'draft')}")
+        rows.append((cells, token if kept else "(drop)", yours, kept and first == i - 1, ""))
     sample = trace.events.events[-1]
     out = trace.tau
-    if first == out:
-        marked = len(lines)
-    yours = learner[out] if out < len(learner) else "-"
-    lines.append(_row((out, "", "", "", "", "", fmt(sample.u), ""), sample.token, yours, first == out,
-                      f"sample {sample.source}"))
+    sample_row = ((out, "", "", "", "", "", fmt(sample.u), ""), sample.token, learner[out] if out < len(learner) else "-",
+                  first == out, f"sample {sample.source}")
+    extras = [((extra, "", "", "", "", "", "", ""), "-", learner[extra], extra == first, "(the reference stopped before this)")
+              for extra in range(out + 1, len(learner))]
+    widths = [max(8, *(len(str(cells[c])) for cells, *_ in rows + [sample_row] + extras)) for c in range(len(HEADER))]
+    lines, marked = [_row(HEADER, "ref", "yours", widths=widths)], None
+    for cells, ref, yours, mark, note in rows:
+        marked = len(lines) if mark else marked
+        lines.append(_row(cells, ref, yours, mark, note, widths))
+    lines.append(f"  τ = {trace.tau}: keep {trace.tau} of {plural(gamma, 'draft')}")
+    marked = len(lines) if sample_row[3] else marked
+    lines.append(_row(*sample_row, widths=widths))
     lines.append(" " * 4 + f"from {fmt_row(sample.distribution, limit=12)}")
-    for extra in range(out + 1, len(learner)):
-        if extra == first:
-            marked = len(lines)
-        lines.append(_row((extra, "", "", "", "", "", "", ""), "-", learner[extra], extra == first,
-                          "(the reference stopped before this)"))
+    for cells, ref, yours, mark, note in extras:
+        marked = len(lines) if mark else marked
+        lines.append(_row(cells, ref, yours, mark, note, widths))
     return PositionTable(lines, first, marked)
 
 
