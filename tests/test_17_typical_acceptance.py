@@ -19,6 +19,7 @@ from tests.reference.ex17_reference import (
     closest_to_threshold, reference_acceptance_rate, reference_distribution, reference_entropy,
     reference_threshold, reference_total_variation,
 )
+from tests.reference.ex17_report import greedy_at_argmax_q
 from tests.shared.as_given import as_given
 from tests.shared.cases import PAIR_STYLES, case_rng, random_pair
 
@@ -90,7 +91,8 @@ def check_distribution(p, q, on_reject, what, epsilon=0.09, delta=0.3, expected=
     if not np.all(np.abs(result - expected) <= TOLERANCE):  # NaN fails too
         replacement = "the target's greedy token argmax p" if on_reject == "greedy" else "a sample from p"
         raise GradingFailure(
-            f"typical_output_distribution got {what} wrong.\n  the call: {call()}\n{explain(p, epsilon, delta)}\n"
+            f"typical_output_distribution got {what} wrong.{greedy_at_argmax_q(result, p, q, on_reject, epsilon, delta)}"
+            f"\n  the call: {call()}\n{explain(p, epsilon, delta)}\n"
             f"  yours:    {row(result)} (sum {float(result.sum())!r})\n  expected: {row(expected)} (to {TOLERANCE:g})\n"
             f"P(x) = q(x)·[p(x) > threshold] + (1 − acceptance rate)·replacement(x), the replacement being {replacement}."
         )
@@ -180,6 +182,13 @@ def test_a_zero_setting_keeps_every_token_the_target_allows(epsilon, delta):
 def test_greedy_ties_go_to_the_lowest_index():
     p, q = [0.05, 0.475, 0.475], [0.9, 0.05, 0.05]  # token 0 rejected; tokens 1 and 2 tie for argmax
     check_distribution(p, q, "greedy", "a tie for the greedy token (np.argmax: the lowest index)", expected=[0, 0.95, 0.05])
+
+
+@pytest.mark.task(4)
+def test_the_greedy_replacement_is_the_targets_argmax_not_the_drafts():
+    p, q = [0.7, 0.2, 0.06, 0.04], [0.1, 0.2, 0.3, 0.4]  # argmax p = 0, argmax q = 3; tokens 2 and 3 rejected
+    check_distribution(p, q, "greedy", "a draft whose favourite (token 3) is not the target's (token 0)",
+                       expected=[0.8, 0.2, 0, 0])
 
 
 @pytest.mark.parametrize("on_reject", ON_REJECT)

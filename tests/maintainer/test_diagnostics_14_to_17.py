@@ -50,8 +50,8 @@ INCLUSIVE_15 = ("        if rng.random() < p[x] / q[x]:\n            return x, i
 
 
 def test_15_accepting_a_candidate_the_reference_rejects_is_not_blamed_on_another_random_source(tmp_path, monkeypatch):
-    from tests.reference import ex15_cases
     from tests import test_15_multi_candidate as suite
+    from tests.reference import ex15_cases
 
     learner = edited_solution(tmp_path, "15-multi-candidate", INCLUSIVE_15)
     monkeypatch.setattr(ex15_cases, "verifier", lambda without: learner.verify_candidates)
@@ -62,8 +62,8 @@ def test_15_accepting_a_candidate_the_reference_rejects_is_not_blamed_on_another
 
 
 def test_15_rejecting_a_candidate_the_reference_accepts_is_not_called_drawing_ahead(tmp_path, monkeypatch):
-    from tests.reference import ex15_cases
     from tests import test_15_multi_candidate as suite
+    from tests.reference import ex15_cases
 
     learner = edited_solution(tmp_path, "15-multi-candidate", ("    residual = np.maximum(p - q, 0.0)\n",
                                                                "    residual = np.maximum(q - p, 0.0)\n"))
@@ -74,8 +74,8 @@ def test_15_rejecting_a_candidate_the_reference_accepts_is_not_called_drawing_ah
 
 
 def test_15_the_notes_still_name_a_count_that_does_not_match_the_result(tmp_path, monkeypatch):
-    from tests.reference import ex15_cases
     from tests import test_15_multi_candidate as suite
+    from tests.reference import ex15_cases
 
     ahead = edited_solution(tmp_path, "15-multi-candidate", (
         "    for index, x in enumerate(candidates):\n        if rng.random() < p[x] / q[x]:\n            return x, index\n"
@@ -134,3 +134,32 @@ def test_14_expected_accepted_is_reported_with_plain_numbers(tmp_path, monkeypat
     first = str(failure_of(suite.test_toy_expected_values)).splitlines()[0]
     assert first == ("expected_accepted(p, q, 'token') on the toy (10/9) returned 2.111111111111111; "
                      "expected 1.1111111111111112."), first
+
+
+# 17: a greedy replacement at argmax q is named as such ------------------------------------------
+
+ARGMAX_Q = ("        replacement[np.argmax(p)] = 1.0", "        replacement[np.argmax(q)] = 1.0")
+
+
+def test_17_a_replacement_at_argmax_q_is_named_in_the_first_failure(tmp_path, monkeypatch):
+    from tests import test_17_typical_acceptance as suite
+
+    learner = edited_solution(tmp_path, "17-typical-acceptance", ARGMAX_Q)
+    monkeypatch.setattr(suite, "learner", lambda name: getattr(learner, name))
+    suite.test_worked_example_distributions()  # the worked example's uniform q cannot tell them apart
+    lines = str(failure_of(suite.test_a_token_exactly_at_the_threshold_is_rejected)).splitlines()
+    assert lines[1] == ("Yours puts the rejected mass on token 1, the draft's argmax q; the greedy replacement is the "
+                        "target's argmax p, token 0."), lines
+    lines = str(failure_of(suite.test_the_greedy_replacement_is_the_targets_argmax_not_the_drafts)).splitlines()
+    assert lines[0] == ("typical_output_distribution got a draft whose favourite (token 3) is not the target's (token 0) "
+                        "wrong."), lines
+    assert "the draft's argmax q" in lines[1], lines
+
+
+def test_17_the_note_is_not_given_to_other_mistakes(tmp_path, monkeypatch):
+    from tests import test_17_typical_acceptance as suite
+
+    learner = edited_solution(tmp_path, "17-typical-acceptance", ("        replacement[np.argmax(p)] = 1.0",
+                                                                 "        replacement[len(p) - 1 - np.argmax(p[::-1])] = 1.0"))
+    monkeypatch.setattr(suite, "learner", lambda name: getattr(learner, name))
+    assert "argmax q" not in str(failure_of(suite.test_greedy_ties_go_to_the_lowest_index))
