@@ -43,8 +43,14 @@ class BudgetedRecording(RecordingModel):
 
 
 def changes(calls) -> list[tuple]:
-    """The calls that change the cache: forward calls, and crops to another length (resets are not compared)."""
-    return [c for c in calls if c[0] == "forward" or (c[0] == "crop" and c[1] != c[2])]
+    """The forward calls and the crops, a crop that changes nothing included: the contract crops only
+    when the cache holds more than len(sequence) - 1 tokens (resets are not compared)."""
+    return [c for c in calls if c[0] in ("forward", "crop")]
+
+
+def shown_prompt(prompt, limit: int = 12) -> str:
+    ids = list(prompt)
+    return str(ids) if len(ids) <= limit else f"{str(ids[:limit])[:-1]}, …] ({len(ids)} tokens)"
 
 
 def run(model, prompt, max_new_tokens, n, initial_guess=None, what=""):
@@ -54,7 +60,7 @@ def run(model, prompt, max_new_tokens, n, initial_guess=None, what=""):
     model.reset()
     model.forward_new([prompt[0]])  # a stale cache: the contract starts with reset()
     recorder = BudgetedRecording(model, max_new_tokens + 2)
-    case = f"case: {what}, prompt {list(prompt)[:12]}, max_new_tokens {max_new_tokens}, n {n}, initial_guess {initial_guess}"
+    case = f"case: {what}, prompt {shown_prompt(prompt)}, max_new_tokens {max_new_tokens}, n {n}, initial_guess {initial_guess}"
     got = call_learner(jacobi_generate(), recorder, list(prompt), max_new_tokens, n, initial_guess, case=case)
     return got, recorder, expected, greedy, case
 
@@ -71,11 +77,19 @@ def check_tokens(got, greedy, case):
 
 def check_calls(recorder, expected, case):
     mine, theirs = changes(recorder.calls), changes(expected.calls)
-    for index, (want, have) in enumerate(zip(theirs, mine)):
-        if want != have:
-            raise GradingFailure(f"Call {index} differs from the contract's: expected {want}, got {have} "
-                                 f"(('forward', ids fed, cache length before) or ('crop', length, cache length before)).\n"
-                                 f"Contract's calls: {theirs[:index + 2]}\n{case}")
+    index = next((i for i, (want, have) in enumerate(zip(theirs, mine)) if want != have), min(len(mine), len(theirs)))
+    have = mine[index] if index < len(mine) else None
+    want = theirs[index] if index < len(theirs) else None
+    if have and have[0] == "crop" and have[1] == have[2]:
+        raise GradingFailure(f"Call {index} is a crop that changes nothing: crop({have[1]}) with {have[2]} tokens "
+                             f"cached. The contract crops only when the cache holds more than len(sequence) - 1 "
+                             f"tokens (step 4: do not crop otherwise); "
+                             f"{f'its call {index} is {want}' if want else 'it makes no further call'}.\n"
+                             f"Contract's calls: {theirs[:index + 2]}\n{case}")
+    if index < min(len(mine), len(theirs)):
+        raise GradingFailure(f"Call {index} differs from the contract's: expected {want}, got {have} "
+                             f"(('forward', ids fed, cache length before) or ('crop', length, cache length before)).\n"
+                             f"Contract's calls: {theirs[:index + 2]}\n{case}")
     if len(mine) != len(theirs):
         raise GradingFailure(f"The contract makes {len(theirs)} forward calls and crops; you made {len(mine)}: "
                              f"{mine[len(theirs):][:3] or theirs[len(mine):][:3]} ...\n{case}")
@@ -97,6 +111,7 @@ def markov_cases():
 def test_worked_example():
     got, recorder, expected, greedy, case = run(MarkovModel(CYCLE), [0], 6, 2, [1, 2], "the worked example")
     check_tokens(got, greedy, case)
+    check_calls(recorder, expected, case)  # as notebook 19 compares them
     if (got.accepted_per_pass, got.target_passes) != ([2, 0, 0, 0], 4):
         raise GradingFailure(f"Expected accepted_per_pass [2, 0, 0, 0] and 4 passes; got {got.accepted_per_pass} "
                              f"and {got.target_passes}.\n{case}")
