@@ -38,7 +38,8 @@ draft.reset(). Repeat rounds until max_new_tokens tokens are out:
      draft.forward_new(sequence[draft.cache_length:]); L = draft.cache_length now. For each depth
      d = 1, 2, ...: for each node at depth d - 1 in node order (the newest token for d = 1), give
      its children, in rank order, their tokens from rows[that node]: "top_k" takes
-     torch.argsort(row, descending=True, stable=True)[:c]; "sampled" takes c sample_token(q, generator)
+     torch.argsort(row, descending=True, stable=True)[:c] (among equal logits the lower token id
+     first; torch.topk promises no order among ties); "sampled" takes c sample_token(q, generator)
      with q = next_token_probabilities(row, temperature). Then, unless d is the deepest depth, feed
      level d = nodes first..end-1 in one draft.forward_tree call with
      tree_attention_mask(shape.parents[:end], L)[first:] and tree_position_ids(shape.parents[:end], L)[first:],
@@ -55,8 +56,8 @@ draft.reset(). Repeat rounds until max_new_tokens tokens are out:
        the correction is sample_token(target, generator).
      "top_k": the deterministic rule (exercise 16, verify_top_k): left = a copy of p; per child x:
        u = draw_uniform(generator); accept if u < left[x] / left.sum(); else left[x] = 0, and if
-       left.sum() <= 1e-12 the correction is sample_token(p, generator). All rejected:
-       sample_token(left, generator).
+       then left.sum() <= 1e-12, stop trying children (no draw for the ones left): the correction
+       is sample_token(p, generator). All rejected: sample_token(left, generator).
      An accepted child becomes the node (go on with its children); a node with no children ends
      the round with the bonus token sample_token(its p, generator). Comparisons are strict.
   4. Append the accepted nodes' tokens and the correction or bonus token to the sequence.

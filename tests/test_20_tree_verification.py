@@ -23,6 +23,7 @@ from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
 from speckata.models.tree_shapes import chain, top_k_tree
 from tests.reference.ex20_reference import reference_generate
+from tests.reference.ex20_report import check_calls
 from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "20-tree-verification"
@@ -57,31 +58,6 @@ def run(target, draft, prompt, max_new_tokens, tree, seed, temperature=1.0, chil
     return got, rec_target, rec_draft, generator, expected, ours, case
 
 
-def shown(call) -> str:
-    if call[0] == "tree":
-        rows = ["".join(map(str, row[len(row) - len(call[1]):])) for row in call[2]]
-        return f"forward_tree(ids {list(call[1])}, tree part of the mask rows {rows}, positions {list(call[3])}, cache {call[4]})"
-    if call[0] == "forward":
-        return f"forward_new({list(call[1])}, cache {call[2]})"
-    return f"{call[0]}({list(call[1]) if isinstance(call[1], tuple) else call[1]}, cache {call[-1]})"
-
-
-def check_calls(name, recorder, expected_recorder, kinds, case, walks):
-    mine = [c for c in recorder.calls if c[0] in kinds]
-    theirs = [c for c in expected_recorder.calls if c[0] in kinds]
-    for index, (want, have) in enumerate(zip(theirs, mine)):
-        if want != have:
-            round_number = sum(1 for c in expected_recorder.calls[: expected_recorder.calls.index(want)]
-                               if c[0] == "keep_path") + 1
-            reasoning = "\n".join("      " + line for line in walks[round_number - 1]) if round_number <= len(walks) else ""
-            raise GradingFailure(f"The {name}'s call {index} ({'/'.join(kinds)}) differs from the contract's, in round "
-                                 f"{round_number}:\n  expected {shown(want)}\n  got      {shown(have)}\n"
-                                 f"  the reference's walk that round:\n{reasoning}\n{case}")
-    if len(mine) != len(theirs):
-        raise GradingFailure(f"The contract makes {len(theirs)} {'/'.join(kinds)} calls on the {name}; you made "
-                             f"{len(mine)}.\n{case}")
-
-
 def check_tokens(got, tokens, case, what="the reference's"):
     mine = list(getattr(got, "tokens", []))
     if mine != tokens:
@@ -93,8 +69,9 @@ def check_tokens(got, tokens, case, what="the reference's"):
 
 
 def check_everything(got, rec_target, rec_draft, generator, expected, ours, case):
-    check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path", "crop"), case, expected.walks)
-    check_calls("draft", rec_draft, expected.draft, ("tree", "forward", "keep_path", "crop"), case, expected.walks)
+    check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path", "crop"), case, expected, got)
+    check_calls("draft", rec_draft, expected.draft, ("tree", "forward", "keep_path", "crop"), case, expected, got,
+                rec_target)
     check_tokens(got, expected.tokens, case)
     stats = ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes")
     for name in stats:
@@ -130,7 +107,9 @@ def test_worked_example():
 @pytest.mark.task(2)
 def test_greedy_on_markov_chains_is_the_targets_greedy_decoding(seed, children):
     target, draft = markov_pair(seed, sharpness=3.0)
-    got, *_ = run(target, draft, [seed % 4, 1], 16, top_k_tree([2, 2, 1]), seed, 0.0, children, "greedy chains")
+    got, rec_target, _, _, expected, _, case = run(target, draft, [seed % 4, 1], 16, top_k_tree([2, 2, 1]), seed, 0.0,
+                                                  children, "greedy chains")
+    check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path"), case, expected, got)
     greedy = autoregressive_generate(target, [seed % 4, 1], 16, torch.Generator(), temperature=0)
     check_tokens(got, greedy, f"greedy on order-2 chains, seed {seed}, children {children!r}", "greedy decoding's")
 
@@ -140,7 +119,8 @@ def test_greedy_on_markov_chains_is_the_targets_greedy_decoding(seed, children):
 def test_greedy_on_the_trained_models_is_the_targets_greedy_decoding(children):
     target, draft = trained()
     prompt = char_tokenizer().encode(CODE)
-    got, *_ = run(target, draft, prompt, 40, UNEVEN, 1, 0.0, children, "the trained models")
+    got, rec_target, _, _, expected, _, case = run(target, draft, prompt, 40, UNEVEN, 1, 0.0, children, "the trained models")
+    check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path"), case, expected, got)
     greedy = autoregressive_generate(target, prompt, 40, torch.Generator(), temperature=0)
     check_tokens(got, greedy, f"greedy on the trained models, children {children!r}", "greedy decoding's")
 
@@ -152,7 +132,7 @@ def test_greedy_on_the_trained_models_is_the_targets_greedy_decoding(children):
 def test_target_tree_passes_follow_the_contract(children):
     got, rec_target, rec_draft, generator, expected, ours, case = run(*markov_pair(3), [1, 2, 3], 12, UNEVEN, 7, 1.0,
                                                                       children, "order-2 chains")
-    check_calls("target", rec_target, expected.target, ("tree", "forward"), case, expected.walks)
+    check_calls("target", rec_target, expected.target, ("tree", "forward"), case, expected, got)
 
 
 @pytest.mark.task(3)
@@ -160,7 +140,7 @@ def test_target_tree_passes_on_the_trained_models():
     target, draft = trained()
     got, rec_target, rec_draft, generator, expected, ours, case = run(target, draft, char_tokenizer().encode(CODE), 24,
                                                                       top_k_tree([3, 2]), 4, 1.0, "top_k", "trained")
-    check_calls("target", rec_target, expected.target, ("tree", "forward"), case, expected.walks)
+    check_calls("target", rec_target, expected.target, ("tree", "forward"), case, expected, got)
 
 
 # Task 4: the draft builds the tree a level per pass ----------------------------------------------
@@ -170,7 +150,23 @@ def test_target_tree_passes_on_the_trained_models():
 def test_draft_builds_the_tree_a_level_per_pass(children):
     got, rec_target, rec_draft, generator, expected, ours, case = run(*markov_pair(5), [0, 3], 12, UNEVEN, 11, 1.0,
                                                                       children, "order-2 chains")
-    check_calls("draft", rec_draft, expected.draft, ("tree", "forward"), case, expected.walks)
+    check_calls("draft", rec_draft, expected.draft, ("tree", "forward"), case, expected, got, rec_target)
+
+
+TIED_DRAFT = [[0.1, 0.3, 0.3, 0.3], [0.25] * 4, [0.4, 0.2, 0.2, 0.2], [0.3, 0.3, 0.3, 0.1]]  # ties in every row
+
+
+@pytest.mark.task(4)
+def test_tied_draft_logits_rank_the_lower_token_first():
+    target = random_markov_model(4, 1, seed=3, sharpness=1.5)
+    got, rec_target, rec_draft, generator, expected, ours, case = run(target, MarkovModel(TIED_DRAFT), [0], 10,
+                                                                      top_k_tree([3, 2]), 5, 1.0, "top_k", "tied logits")
+    try:
+        check_calls("target", rec_target, expected.target, ("tree", "forward"), case, expected, got)
+    except GradingFailure as failure:
+        raise GradingFailure(f"Children ranked among tied draft logits come in the contract's order: "
+                             f"torch.argsort(row, descending=True, stable=True), the lower token id first among equal "
+                             f"logits (torch.topk promises no order among ties).\n{failure}") from None
 
 
 # Task 5: only the accepted path stays in the caches ----------------------------------------------
@@ -180,8 +176,8 @@ def test_draft_builds_the_tree_a_level_per_pass(children):
 def test_only_the_accepted_path_is_kept(children):
     got, rec_target, rec_draft, generator, expected, ours, case = run(*markov_pair(8), [2], 14, top_k_tree([2, 2, 2]),
                                                                       3, 1.0, children, "order-2 chains")
-    check_calls("target", rec_target, expected.target, ("keep_path", "crop"), case, expected.walks)
-    check_calls("draft", rec_draft, expected.draft, ("keep_path", "crop"), case, expected.walks)
+    check_calls("target", rec_target, expected.target, ("keep_path", "crop"), case, expected, got)
+    check_calls("draft", rec_draft, expected.draft, ("keep_path", "crop"), case, expected, got, rec_target)
 
 
 # Task 6: exact replay against the reference --------------------------------------------------------

@@ -101,3 +101,53 @@ def test_19_a_long_prompt_is_shown_cut_with_an_ellipsis(tmp_path, monkeypatch):
     monkeypatch.setattr(suite, "jacobi_generate", lambda: learner.jacobi_generate)
     case = str(failure_of(suite.test_calls_follow_the_contract_on_the_trained_target, 2)).splitlines()[-1]
     assert "prompt [69, 70, 71, 1, 84, 81, 70, 68, 86, 77, 66, 85, …] (21 tokens), max_new_tokens 30" in case, case
+
+
+# 20: the round whose walk went wrong; ties; the fallback stated --------------------------------
+
+def test_20_a_residual_left_unnormalised_is_reported_at_the_round_it_went_wrong(tmp_path, monkeypatch):
+    from tests import test_20_tree_verification as suite
+
+    learner = edited_solution(tmp_path, "20-tree-verification", ("            target = residual / residual.sum()",
+                                                                 "            target = residual"))
+    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
+    lines = str(failure_of(suite.test_target_tree_passes_follow_the_contract, "sampled")).splitlines()
+    assert lines[0] == ("Round 1 went otherwise than the contract's: the round's new tokens are [1, 3], the contract's "
+                        "[1, 0]: your walk ended the round with another token (the correction after a rejection, or "
+                        "the bonus token after a leaf)."), lines
+    assert "      node 0, candidate 2: residual sample token 0 (u = 0.0576)" in lines, lines
+    assert "(The target's calls before it match the contract's; they differ from round 2 on, which this round caused.)" in lines
+
+
+def test_20_a_wrong_keep_path_is_named_by_the_greedy_test(tmp_path, monkeypatch):
+    from tests import test_20_tree_verification as suite
+
+    learner = edited_solution(tmp_path, "20-tree-verification", (
+        "        target.keep_path(list(range(m)) + [m + node for node in path])",
+        "        target.keep_path(list(range(m)) + [m + node - 1 if node > 0 else m for node in path])"))
+    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
+    first = str(failure_of(suite.test_greedy_on_markov_chains_is_the_targets_greedy_decoding, 0, "top_k")).splitlines()[0]
+    assert first == ("Round 2 went otherwise than the contract's: expected keep_path([0, 2, 5]), got keep_path([0, 1, 4]) "
+                     "on the target: the round's tokens are right, but the cache keeps other nodes than pending + the "
+                     "accepted path."), first
+
+
+def test_20_top_k_children_from_torch_topk_fail_on_tied_logits(tmp_path, monkeypatch):
+    from tests import test_20_tree_verification as suite
+
+    learner = edited_solution(tmp_path, "20-tree-verification", (
+        "        return torch.argsort(logits, descending=True, stable=True)[:count].tolist()",
+        "        return torch.topk(logits, count).indices.tolist()"))
+    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
+    lines = str(failure_of(suite.test_tied_draft_logits_rank_the_lower_token_first)).splitlines()
+    assert lines[0].startswith("Children ranked among tied draft logits come in the contract's order: "
+                               "torch.argsort(row, descending=True, stable=True), the lower token id first"), lines
+    assert lines[2].startswith("  expected forward_tree(ids [0, 1, 2, 3, 0, 1, 0, 1, 0, 1]"), lines
+
+
+def test_20_states_the_stop_trying_children_fallback_as_16_does():
+    texts = {number: " ".join((repo_root() / "exercises" / name).read_text().split())
+             for number, name in (("16", "ex16_top_k_drafts.py"), ("20", "ex20_tree_verification.py"))}
+    assert "stop trying candidates and return sample(p, rng)" in texts["16"]
+    assert ("if then left.sum() <= 1e-12, stop trying children (no draw for the ones left): the correction is "
+            "sample_token(p, generator)") in texts["20"]
