@@ -63,6 +63,7 @@ SELF_JUDGING = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__b
                 "__getitem__", "__contains__", "__int__", "__index__", "__float__", "__abs__", "__sub__",
                 "__rsub__", "__array__", "__array_ufunc__", "__array_function__", "__torch_function__",
                 "tolist", "item", "all", "any", "equal", "allclose")
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class created at run time (a class statement, type(...))
 CONTAINERS = (list, tuple, dict)
 PLAIN = (int, float, bool, str, bytes, complex, type(None))
 LOOKED_INTO = 10_000  # elements of a returned list, tuple or dict that are looked at (one level down)
@@ -79,10 +80,12 @@ def written_in_learner_code(kind: type, graded_folder: Path) -> bool:
     file = getattr(module, "__file__", None)
     if file and Path(file).resolve().is_relative_to(graded_folder):
         return True
+    if not kind.__flags__ & HEAP_TYPE:  # a type written in C (list, generator, numpy's): never the learner's
+        return False
     found = module
     for part in kind.__qualname__.split("."):
         found = getattr(found, part, None)
-    return found is not kind  # a class that claims another module's name
+    return found is not kind  # a class written in Python that claims another module's name
 
 
 def self_judging_problem(value) -> str:
