@@ -1,16 +1,19 @@
 """Grade one exercise for the kata command: its suite in a subprocess, the verdict from the report.
 
 The per-test time limit is the plugin's ``--test-timeout`` (which learner code cannot catch);
-``--timeout`` bounds the whole run as well. A run that wrote no report, or whose report does not
-show every test of the exercise, is a grader error, never a pass.
+``--timeout`` bounds the whole run as well. A run that learner code ended during a test (os._exit,
+a crash: the completion guard names the test) is failing; any other run that wrote no report, or
+whose report does not show every test of the exercise, is a grader error. Neither is ever a pass.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
 from speckata.cli.state import file_hash
+from speckata.grading.completion_guard import ended_early
 from speckata.grading.states import ERROR, FAILED, FAILING, MISSING, NOT_ATTEMPTED, PASSED, SKIPPED, SOLVED
 from speckata.grading.suite_run import SuiteRun, run_suite
 from speckata.manifest import Exercise
@@ -59,6 +62,8 @@ def verdict_from_run(exercise: Exercise, run: SuiteRun, timeout: float) -> Verdi
         return Verdict(exercise, FAILING, problem=(
             f"grading was stopped after {timeout:g} s: the code under test did not return "
             "(an endless loop that catches exceptions? a blocking call?)"))
+    if run.report is None and ended_early(run.output):
+        return Verdict(exercise, FAILING, problem=ended_early_description(exercise, run))
     if run.report is None:
         return Verdict(exercise, ERROR, problem=crash_description(run))
     tests = [t for t in run.report["tests"] if t["exercise"] == exercise.id]
@@ -74,6 +79,22 @@ def verdict_from_run(exercise: Exercise, run: SuiteRun, timeout: float) -> Verdi
     if state not in (SOLVED, FAILING, NOT_ATTEMPTED):  # nothing of this exercise ran, or not all of it
         verdict.state, verdict.problem = ERROR, crash_description(run)
     return verdict
+
+
+def ended_early_description(exercise: Exercise, run: SuiteRun) -> str:
+    nodeid, how = ended_early(run.output)
+    return "\n".join(filter(None, [
+        f"your code ended the grading process during {nodeid.split('::', 1)[-1]}:",
+        f"  {how}.", crash_line(exercise, run.output),
+        f"Nothing after that point was graded, so {exercise.id} is not solved: your function must return its result."]))
+
+
+def crash_line(exercise: Exercise, output: str) -> str:
+    """Where in the learner's file a crash happened, from the stack Python's faulthandler wrote (innermost first)."""
+    for path, line, function in re.findall(r'File "([^"\n]+)", line (\d+) in (\S+)', output):
+        if path.endswith("/" + exercise.file):
+            return f"  at {exercise.file}, line {line} in {function}"
+    return ""
 
 
 def crash_description(run: SuiteRun) -> str:

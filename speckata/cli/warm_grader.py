@@ -112,10 +112,16 @@ def run_suite_warm(selection: list[str], target: Path | str, *, options: list[st
             sys.stderr.flush()
             child = os.fork()
             if child == 0:
-                _run_in_child(arguments, cwd, output_path)
+                _run_in_child(arguments, cwd, output_path, report_path)
             returncode = _wait(child, timeout)
         report = json.loads(report_path.read_text()) if report_path.is_file() else None
         output = output_path.read_text(errors="replace") if output_path.is_file() else ""
+        if report is None and returncode is not None:  # explained as the completion guard explains it
+            progress = completion_guard.progress_file_for(report_path)
+            running, finished = completion_guard.read_said(progress.read_bytes() if progress.is_file() else b"")
+            if not finished:
+                output += f"\n{completion_guard.ended_early_message(running, returncode)}\n"
+                returncode = returncode or 1
     return SuiteRun(returncode, report, output, time.monotonic() - started)
 
 
@@ -136,7 +142,7 @@ def _collected_suite(selection: list[str], target: Path | str, arguments: list[s
     return _collected["suite"]
 
 
-def _run_in_child(arguments: list[str], cwd: Path, output_path: Path) -> None:
+def _run_in_child(arguments: list[str], cwd: Path, output_path: Path, report_path: Path) -> None:
     def body() -> int:
         import pytest
 
@@ -144,7 +150,7 @@ def _run_in_child(arguments: list[str], cwd: Path, output_path: Path) -> None:
         warm_session.send_output_to(output_path)
         os.chdir(cwd)
         os.environ.update(_QUIET_CHILD_ENVIRONMENT)
-        completion_guard.run_unguarded_here()  # see _QUIET_CHILD_ENVIRONMENT
+        completion_guard.run_unguarded_here(completion_guard.progress_file_for(report_path))  # see above
         return int(pytest.main(arguments))
 
     warm_session.exit_after(body)

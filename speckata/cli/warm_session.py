@@ -232,7 +232,7 @@ def _run_collected(request: dict) -> None:
             os.close(fd)
         send_output_to(Path(request["output"]))
         faulthandler.enable(file=sys.stderr, all_threads=True)  # a crash is written where the run's output goes
-        completion_guard.run_unguarded_here()
+        completion_guard.run_unguarded_here(completion_guard.progress_file_for(Path(request["report"])))
         return _run_tests(request["report"])
 
     exit_after(body)

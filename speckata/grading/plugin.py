@@ -21,12 +21,14 @@ Loaded before the command line is parsed (``addopts = "-p speckata.grading.plugi
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from speckata.grading import completion_guard, ordering, streams
-from speckata.grading.failures import LearnerStopped
+from speckata.grading.failures import GradingFailure, LearnerStopped
+from speckata.grading.learner_lines import learner_line_of_error
 from speckata.grading.learner_code import install_finder
 from speckata.grading.report import GradingRecord
 from speckata.grading.target import is_reference_target, resolve_target, set_target, shown_path, target_dir
@@ -54,6 +56,7 @@ def pytest_configure(config):
     if not target.is_dir():
         raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
     set_target(target)
+    notice_ctrl_c()
     streams.configure(config)
     install_finder()  # from now on an exercise module imports from the graded folder, whoever imports it
     if getattr(config, "args_source", None) == pytest.Config.ArgsSource.INVOCATION_DIR:
@@ -67,6 +70,31 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     completion_guard.tell_parent(completion_guard.REACHED_END)
+
+
+_ctrl_c_pressed = False  # a real SIGINT arrived: a KeyboardInterrupt is the person's, not the learner code's
+
+
+def notice_ctrl_c() -> None:
+    """Tell a KeyboardInterrupt from Ctrl-C (SIGINT) from one that learner code raised itself."""
+    def on_sigint(signum, frame):
+        global _ctrl_c_pressed
+        _ctrl_c_pressed = True
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        try:
+            signal.signal(signal.SIGINT, on_sigint)
+        except ValueError:  # not the main thread: every KeyboardInterrupt stays an interruption
+            pass
+
+
+def raised_by_learner_code(error: KeyboardInterrupt) -> GradingFailure:
+    line = learner_line_of_error(error)
+    return GradingFailure(
+        "your code raised KeyboardInterrupt, but nobody pressed Ctrl-C: the grader needs your function to "
+        "return (raising KeyboardInterrupt would end the whole test run, not just this test)"
+        + (f"\n  at {line}" if line else ""))
 
 
 def maintainer_only_folders() -> tuple[Path, Path]:
@@ -105,7 +133,15 @@ class GradingSession:
         if exercise is None:  # a support test or a gate: no learner code to stop (gates bound their subprocesses)
             return (yield)
         with time_limit(self.config.getoption("--test-timeout"), lambda message: self.hard_stop(item, message)):
-            return (yield)
+            try:
+                return (yield)
+            except KeyboardInterrupt as error:
+                if _ctrl_c_pressed:
+                    raise
+                raise raised_by_learner_code(error) from None
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        completion_guard.tell_parent_running(nodeid)  # a run that ends inside this test is explained by it
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
