@@ -9,13 +9,13 @@ from __future__ import annotations
 from speckata.cli import codes, progress_table
 from speckata.cli.display import exercise_card, progress_bar
 from speckata.cli.prerequisites import describe
-from speckata.cli.progress import UNGRADED, all_states, next_exercise
+from speckata.cli.progress import UNGRADED, all_states, is_done, next_exercise
 from speckata.cli.runner import SOLVED
 from speckata.manifest import load_manifest
 
 
 def headline(ws, states: dict[str, str]) -> str:
-    solved = sum(state == SOLVED for state in states.values())
+    solved = sum(is_done(ws, exercise, states[exercise.id]) for exercise in load_manifest())  # as "next" counts
     folder = "" if ws.learner_folder else f"  (grading {ws.shown(ws.target)}/)"
     return f"speckata: {solved} of {len(states)} exercises solved  {progress_bar(solved, len(states))}{folder}"
 
@@ -31,6 +31,9 @@ def status(ws, args) -> int:
         print(ws.palette.good("Every exercise is solved.") + f" Compare with the references: {ws.suggest('solution ID')}")
         return codes.OK
     card = exercise_card(ws, following, states[following.id])
+    if ws.learner_folder and states[following.id] != SOLVED and ws.state.exercise(following.id).get("solved_once"):
+        # solved once, then edited and checked again: the last check is what counts (README, "The kata command")
+        card[1] += f"  (solved before; the version checked last fails: {ws.suggest('check ' + following.id)})"
     if following.requires:  # right under the state line: what must work before this one can
         card.insert(2, f"  {'uses:':<10} {describe(ws, following).removeprefix('uses ')}")
     print("Next: " + "\n".join(card))

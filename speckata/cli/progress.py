@@ -9,7 +9,8 @@ recorded, so `kata` and `kata list` grade what they cannot know (one pytest subp
 "Next" is decided by `next_exercise` alone, everywhere (`kata`, `kata list`, `kata check` with and
 without an id, `kata watch`, `kata hint`): the first exercise in manifest order that is not done,
 where done means solved, or solved at its last check and edited since (a learner tidying up a
-solved exercise is not sent back to it; `kata check ID` re-grades it).
+solved exercise is not sent back to it). A check of the edited version records its verdict: a
+failing one makes the exercise failing, and "next", again (later exercises may import it).
 """
 
 from __future__ import annotations
