@@ -51,13 +51,14 @@ CHEATS = {
     "reads_the_parents_proc": "got the worked example (all accepted) wrong",
     "rewrites_its_inputs": "changed its input in place",
 }
-SANDBOX_LEFTOVER = "speckata-isolated-"  # in the command line of every worker (its copy's folder)
 
 
-def kata_grade(folders: list[Path], out: Path, *options: str, poll=None) -> subprocess.CompletedProcess:
+def kata_grade(folders: list[Path], out: Path, *options: str, poll=None, tmpdir: Path | None = None
+               ) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "speckata.cli", "grade", *map(str, folders), "--out", str(out),
                "--exercise", EXERCISE, "--jobs", "2", "--memory", "2048", *options]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {**os.environ, "TMPDIR": str(tmpdir)} if tmpdir else None  # every worker's folder lies under it
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     while poll is not None and process.poll() is None:
         poll()
         time.sleep(0.2)
@@ -102,10 +103,12 @@ def graded(tmp_path_factory):
     folders = [SAMPLES / "honest_solved", *(SAMPLES / name for name in CHEATS), untouched, empty]
     before = repository_fingerprint()
     seen_seed = []
-    run = kata_grade(folders, out, "--test-timeout", "600", "--streams-file", str(seed_file),
+    tmpdir = base / "tmp"  # this run's own: its workers' command lines name it, other runs' do not
+    tmpdir.mkdir()
+    run = kata_grade(folders, out, "--test-timeout", "600", "--streams-file", str(seed_file), tmpdir=tmpdir,
                      poll=lambda: seen_seed.extend(line for line in command_lines() if SEED in line))
-    after = {"repository": repository_fingerprint(), "leftovers": [c for c in command_lines() if SANDBOX_LEFTOVER in c],
-             "results": {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}}
+    after = {"repository": repository_fingerprint(), "leftovers": [c for c in command_lines() if str(tmpdir) in c],
+             "temporary": list(tmpdir.iterdir()), "results": {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}}
     time.sleep(6)  # the forking sample's grandchild would rewrite the results 4 s after its start
     later = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     loop = kata_grade([SAMPLES / "endless_loop"], base / "loop", "--test-timeout", "2")
@@ -195,6 +198,7 @@ def test_the_repository_is_byte_for_byte_unchanged(graded):
 
 def test_no_process_of_a_sandbox_is_left_and_the_results_stay_as_written(graded):
     assert graded["after"]["leftovers"] == [], graded["after"]["leftovers"]
+    assert graded["after"]["temporary"] == [], graded["after"]["temporary"]
     changed = [str(p) for p, data in graded["later"].items() if graded["after"]["results"].get(p) != data]
     assert not changed, f"rewritten after kata grade returned: {changed}"
 
