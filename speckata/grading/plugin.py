@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,59 @@ def raised_by_learner_code(error: KeyboardInterrupt) -> GradingFailure:
         + (f"\n  at {line}" if line else ""))
 
 
+KEPT_OUTPUT = 64 * 1024  # characters (bytes, for a file descriptor) of one test's output kept per stream
+
+
+class BoundedOutput:
+    """sys.stdout or sys.stderr while a graded test runs: the first KEPT_OUTPUT characters go on to
+    pytest's capture, the rest is only counted. A solution that prints hundreds of megabytes per call
+    then costs neither the memory to hold it nor the time to copy it, and its verdict can name it."""
+
+    def __init__(self, stream):
+        self.stream, self.written, self.kept = stream, 0, 0
+
+    def write(self, text) -> int:
+        if not isinstance(text, str):
+            return self.stream.write(text)  # the stream's own TypeError
+        if self.kept < KEPT_OUTPUT:
+            part = text[: KEPT_OUTPUT - self.kept]
+            self.stream.write(part)
+            self.kept += len(part)
+        self.written += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def cap_descriptor_capture(config) -> int:
+    """Output written past sys.stdout (os.write(1, ...), C code) lands in pytest's capture file: cut
+    that file to KEPT_OUTPUT bytes before pytest reads it into memory. Returns the bytes cut."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+    capturing = getattr(capture, "_global_capturing", None)
+    cut = 0
+    for stream in (getattr(capturing, "out", None), getattr(capturing, "err", None)):
+        tmpfile = getattr(stream, "tmpfile", None)
+        try:
+            tmpfile.flush()
+            size = os.fstat(tmpfile.fileno()).st_size
+        except (AttributeError, OSError, ValueError):  # sys-level capture (a StringIO), or none
+            continue
+        if size > KEPT_OUTPUT:
+            os.ftruncate(tmpfile.fileno(), KEPT_OUTPUT)
+            cut += size - KEPT_OUTPUT
+    return cut
+
+
+def flood_note(printed: int) -> str:
+    return (f"\n  note: your code printed {printed / 1e6:,.1f} MB in this test (only the first "
+            f"{KEPT_OUTPUT // 1024} KB of each stream were kept): printing that much costs time and memory: "
+            "remove the debugging prints")
+
+
 def maintainer_only_folders() -> tuple[Path, Path]:
     return repo_root() / "tests" / "maintainer", repo_root() / "tests" / "support"
 
@@ -106,6 +160,8 @@ class GradingSession:
         self.config = config
         self.record = GradingRecord()
         self.stopped: dict[str, str] = {}  # exercise id -> the test in which its code did not return
+        self.bounded: dict[str, tuple] = {}  # test node id -> its BoundedOutput streams, while it runs
+        self.printed: dict[str, int] = {}  # test node id -> what it printed when that was cut (0: nothing cut)
 
     def pytest_collection_finish(self, session):
         self.record.expect(session.items)
@@ -122,7 +178,8 @@ class GradingSession:
         named = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
         return None if any(path.is_relative_to(collection_path) for path in named) else True
 
-    @pytest.hookimpl(wrapper=True)
+    # trylast: inside pytest's own capture of the call, so that the capture file can be cut before it is read
+    @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_call(self, item):
         exercise = self.record.exercise_of.get(item.nodeid)
         if exercise in self.stopped:
@@ -132,13 +189,26 @@ class GradingSession:
             )
         if exercise is None:  # a support test or a gate: no learner code to stop (gates bound their subprocesses)
             return (yield)
-        with time_limit(self.config.getoption("--test-timeout"), lambda message: self.hard_stop(item, message)):
-            try:
-                return (yield)
-            except KeyboardInterrupt as error:
-                if _ctrl_c_pressed:
-                    raise
-                raise raised_by_learner_code(error) from None
+        streams = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = BoundedOutput(sys.stdout), BoundedOutput(sys.stderr)
+        self.bounded[item.nodeid] = (sys.stdout, sys.stderr)
+        try:
+            with time_limit(self.config.getoption("--test-timeout"), lambda message: self.hard_stop(item, message)):
+                try:
+                    return (yield)
+                except KeyboardInterrupt as error:
+                    if _ctrl_c_pressed:
+                        raise
+                    raise raised_by_learner_code(error) from None
+        finally:
+            sys.stdout, sys.stderr = streams
+            self.printed[item.nodeid] = self.printed_in(item.nodeid) + cap_descriptor_capture(self.config)
+
+    def printed_in(self, nodeid: str) -> int:
+        """What the test printed beyond what was kept (0: nothing was cut)."""
+        bounded = self.bounded.pop(nodeid, ())
+        written = sum(stream.written for stream in bounded)
+        return written if any(stream.written > stream.kept for stream in bounded) else 0
 
     def pytest_runtest_logstart(self, nodeid, location):
         completion_guard.tell_parent_running(nodeid)  # a run that ends inside this test is explained by it
@@ -148,6 +218,8 @@ class GradingSession:
         report = yield
         if call.when == "call" and call.excinfo is not None:
             classify_call(report, call.excinfo.value)
+            if self.printed.get(item.nodeid) and report.failed and isinstance(report.longrepr, str):
+                report.longrepr += flood_note(self.printed[item.nodeid])
             exercise = self.record.exercise_of.get(item.nodeid)
             if getattr(report, "speckata_kind", "") == "stopped" and exercise and exercise not in self.stopped:
                 self.stopped[exercise] = item.name
@@ -180,6 +252,8 @@ class GradingSession:
 
     def hard_stop(self, item, message: str) -> None:
         """Learner code swallowed every LearnerStopped: record the verdict, say so, end the process."""
+        printed = self.printed_in(item.nodeid)
+        message += flood_note(printed) if printed else ""
         self.record.add_stopped(item.nodeid, message)
         self.stopped.setdefault(self.record.exercise_of.get(item.nodeid), item.name)
         self.write_report()
