@@ -62,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-check the current exercise whenever its file is saved; once it is solved, move on "
                     "to the next one (unless an ID is given). Changes are detected by polling the file's "
                     "modification time (no change-event library is used), so it works on any file system; "
-                    "--poll sets the interval. Ctrl-C stops it (exit status 0).",
+                    "--poll sets the interval. A changed file is graded once it has stopped changing and parses "
+                    "(a half-written save is not graded; one that does not parse is named, and the next save "
+                    "waited for). Ctrl-C stops it (exit status 0).",
     )
     watch.add_argument("id", nargs="?", help="watch this exercise only")
     watch.add_argument("--poll", type=float, default=1.0, metavar="SECONDS",
