@@ -111,9 +111,12 @@ def graded(tmp_path_factory):
              "temporary": list(tmpdir.iterdir()), "results": {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}}
     time.sleep(6)  # the forking sample's grandchild would rewrite the results 4 s after its start
     later = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    loop = kata_grade([SAMPLES / "endless_loop"], base / "loop", "--test-timeout", "2")
+    loop_tmpdir = base / "loop-tmp"
+    loop_tmpdir.mkdir()
+    loop = kata_grade([SAMPLES / "endless_loop"], base / "loop", "--test-timeout", "2", tmpdir=loop_tmpdir)
+    loop_leftovers = [c for c in command_lines() if str(loop_tmpdir) in c]
     return {"out": out, "run": run, "loop_out": base / "loop", "loop": loop, "before": before, "after": after,
-            "later": later, "seen_seed": seen_seed}
+            "later": later, "seen_seed": seen_seed, "loop_leftovers": loop_leftovers}
 
 
 def first_failure(results: dict) -> str:
@@ -146,6 +149,7 @@ def test_an_endless_loop_is_stopped_at_the_test_time_limit(graded):
     results = json.loads((out / "endless_loop" / "results.json").read_text())
     assert results["status"] == "fail" and states(out)["endless_loop"] == "failing", run.stdout + run.stderr
     assert "stopped after 2 s" in first_failure(results)
+    assert graded["loop_leftovers"] == [], "the stopped worker's sandbox left a process behind"
 
 
 def test_untouched_and_missing_files_are_not_run_and_names_stay_distinct(graded):
@@ -245,3 +249,21 @@ def test_every_reference_solution_is_solved_inside_the_sandbox(tmp_path):
     with open(tmp_path / "out" / "summary.csv", newline="") as file:
         row = next(csv.DictReader(file))
     assert {k: v for k, v in row.items() if k not in ("learner", "solved") and v != "solved"} == {}
+
+
+def test_without_bubblewrap_kata_grade_refuses_unless_told_to_use_the_weaker_guard(tmp_path):
+    """No bwrap on PATH: exit 4 and how to install it. With --no-sandbox it grades, says which guard
+    it used, and that guard is weaker: the /proc sample sees the grader there and is graded solved."""
+    env = {**os.environ, "PATH": str(tmp_path / "empty")}
+    folders = [str(SAMPLES / "honest_solved"), str(SAMPLES / "reads_the_parents_proc")]
+    command = [sys.executable, "-m", "speckata.cli", "grade", *folders, "--exercise", EXERCISE, "--jobs", "2"]
+    refused = subprocess.run([*command, "--out", str(tmp_path / "refused")], cwd=ROOT, capture_output=True, text=True,
+                             env=env, timeout=600, check=False)
+    assert refused.returncode == 4 and "apt-get install bubblewrap" in refused.stderr, refused.stderr
+    assert "--no-sandbox" in refused.stderr and not (tmp_path / "refused").exists()
+    weak = subprocess.run([*command, "--out", str(tmp_path / "weak"), "--no-sandbox"], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=600, check=False)
+    assert weak.returncode == 0, weak.stdout + weak.stderr
+    assert "in-process guard only (--no-sandbox)" in weak.stdout
+    assert "in-process guard only" in (tmp_path / "weak" / "summary.md").read_text()
+    assert states(tmp_path / "weak") == {"honest_solved": "solved", "reads_the_parents_proc": "solved"}
