@@ -13,6 +13,13 @@ Read top to bottom: the settings, one transformer block, the model. Two ways to 
 - ``model.hidden_states(ids)`` and ``model.forward_new_hidden(ids)`` are the two above with the
   last hidden state too (after the final norm, what ``model.head`` reads): Medusa's heads
   (exercise 21, speckata.models.medusa) draft from it.
+- Layer by layer (exercise 23's early exit, speckata.models.early_exit): ``model.embed_new(ids)``
+  is the input of layer 0 for new tokens, ``model.forward_layers(hidden, start_layer, end_layer)``
+  runs layers start_layer .. end_layer - 1 over them against those layers' caches, and
+  ``model.exit_logits(hidden)`` reads any layer's output through the final norm and head. Each
+  layer keeps its own cached length (``model.layer_cache_lengths``); ``crop`` cuts every layer,
+  ``crop_layers`` a range of them. ``model.layer_computations`` counts what the cached passes did:
+  one per token per layer run.
 
 The cache is preallocated (layers, heads, context, head width), so cropping is only moving a
 length back: the rolled-back keys and values stay in memory and are overwritten by the next call.
@@ -90,7 +97,8 @@ class GPT(nn.Module):
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
         self.norm = nn.LayerNorm(config.width)
         self.head = nn.Linear(config.width, config.vocab_size, bias=False)
-        self._cache_length = 0
+        self._layer_lengths = [0] * config.layers  # how many tokens each layer's cache holds
+        self.layer_computations = 0  # tokens times layers run by the cached passes, since the model was built
         self._cache: tuple[torch.Tensor, torch.Tensor] | None = None  # keys, values: (layers, heads, context, C/heads)
         self._tree = PendingTree()  # a token tree fed by forward_tree (exercise 20), until keep_path
 
@@ -102,6 +110,10 @@ class GPT(nn.Module):
     def width(self) -> int:
         """The width of the hidden state (what ``hidden_states`` and ``forward_new_hidden`` return)."""
         return self.config.width
+
+    @property
+    def num_layers(self) -> int:
+        return self.config.layers
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -125,17 +137,29 @@ class GPT(nn.Module):
 
     @property
     def cache_length(self) -> int:
-        """How many tokens of the current sequence the cache holds."""
-        return self._cache_length
+        """How many tokens of the current sequence the cache holds (in every layer)."""
+        return min(self._layer_lengths)
+
+    @property
+    def layer_cache_lengths(self) -> tuple[int, ...]:
+        """How many tokens each layer's cache holds: all the same, except while forward_layers runs ahead."""
+        return tuple(self._layer_lengths)
 
     def reset(self) -> None:
         self.crop(0)
 
     def crop(self, length: int) -> None:
-        """Roll back: keep the first ``length`` cached tokens and forget the rest."""
-        length = check_crop(length, self._cache_length)
+        """Roll back: keep the first ``length`` cached tokens and forget the rest, in every layer."""
+        length = check_crop(length, max(self._layer_lengths))
         self._tree.crop(length)
-        self._cache_length = length
+        self._layer_lengths = [min(held, length) for held in self._layer_lengths]
+
+    def crop_layers(self, length: int, start_layer: int, end_layer: int) -> None:
+        """Roll back layers start_layer .. end_layer - 1 only, to at most ``length`` tokens each."""
+        start_layer, end_layer = self._check_layer_range(start_layer, end_layer)
+        length = check_crop(length, max(self._layer_lengths[start_layer:end_layer]))
+        for layer in range(start_layer, end_layer):
+            self._layer_lengths[layer] = min(self._layer_lengths[layer], length)
 
     @torch.no_grad()
     def forward_new(self, ids) -> torch.Tensor:
@@ -147,7 +171,7 @@ class GPT(nn.Module):
         """``forward_new`` with the last hidden state: (hidden (n, width), logits (n, V)), logits = head(hidden)."""
         ids = check_new_ids(ids, self.config.vocab_size)
         self._tree.refuse_forward_new()
-        start, n = self._cache_length, ids.shape[0]
+        start, n = self._same_length(0, self.config.layers), ids.shape[0]
         if start + n > self.config.context:
             raise ValueError(
                 f"the sequence would hold {start + n} tokens, more than the model's context of {self.config.context}"
@@ -158,7 +182,7 @@ class GPT(nn.Module):
         x = self.token_embedding(ids) + self.position_embedding.weight[start : start + n]
         for layer, block in enumerate(self.blocks):
             x = block.forward_cached(x, keys[layer], values[layer], start, allowed)
-        self._cache_length = start + n
+        self._grow(0, self.config.layers, n)
         hidden = self.norm(x)
         return hidden, self.head(hidden)
 
@@ -166,7 +190,7 @@ class GPT(nn.Module):
     def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
         """Logits (n, V) for n tree tokens in one pass (speckata.models.tree_pass): token i sees the
         cached and new tokens its mask row allows, at position position_ids[i]."""
-        start = self._cache_length
+        start = self._same_length(0, self.config.layers)
         ids, mask, positions = check_tree_feed(ids, attention_mask, position_ids, start, self.config.vocab_size)
         n = ids.shape[0]
         if start + n > self.config.context or int(positions.max()) >= self.config.context:
@@ -177,18 +201,81 @@ class GPT(nn.Module):
         x = self.token_embedding(ids) + self.position_embedding.weight[positions]
         for layer, block in enumerate(self.blocks):
             x = block.forward_cached(x, keys[layer], values[layer], start, mask)
-        self._cache_length = start + n
+        self._grow(0, self.config.layers, n)
         return self.head(self.norm(x))
 
     def keep_path(self, nodes) -> None:
         """Keep the cache before the pending tree, then the keys and values of tree ``nodes``, moved into place."""
-        start, nodes = self._tree.kept(nodes, self._cache_length)
+        start, nodes = self._tree.kept(nodes, self._same_length(0, self.config.layers))
         if nodes:
             keys, values = self._cache_tensors()
             slots = torch.tensor([start + node for node in nodes], device=keys.device)
             for cache in (keys, values):  # indexing with a tensor copies first, so the move cannot clobber itself
                 cache[:, :, start : start + len(nodes)] = cache[:, :, slots]
-        self._cache_length = start + len(nodes)
+        self._layer_lengths = [start + len(nodes)] * self.config.layers
+
+    # Layer by layer: early exit (exercise 23) -----------------------------------------------------
+
+    @torch.no_grad()
+    def embed_new(self, ids) -> torch.Tensor:
+        """Layer 0's input (n, width) for n new tokens: token plus position embeddings, at the
+        positions after what layer 0 has cached. Runs no layer and caches nothing."""
+        ids = check_new_ids(ids, self.config.vocab_size)
+        start, n = self._layer_lengths[0], ids.shape[0]
+        self._check_room(start + n)
+        return self.token_embedding(ids) + self.position_embedding.weight[start : start + n]
+
+    @torch.no_grad()
+    def forward_layers(self, hidden: torch.Tensor, start_layer: int, end_layer: int) -> torch.Tensor:
+        """Layers start_layer .. end_layer - 1 over n new positions: ``hidden`` (n, width) is their
+        input to start_layer (``embed_new`` for layer 0, an earlier forward_layers' output after
+        it); returns their output (n, width) after end_layer - 1, before the final norm. Those
+        layers' caches must hold the same length; each grows by n."""
+        start_layer, end_layer = self._check_layer_range(start_layer, end_layer)
+        self._tree.refuse_forward_new()
+        if not isinstance(hidden, torch.Tensor) or not hidden.is_floating_point() or hidden.ndim != 2 \
+                or hidden.shape[0] < 1 or hidden.shape[1] != self.config.width:
+            raise ValueError(f"forward_layers needs hidden states of shape (n, {self.config.width}) with n >= 1; "
+                             f"got {hidden!r:.80}")
+        start, n = self._same_length(start_layer, end_layer), hidden.shape[0]
+        self._check_room(start + n)
+        keys, values = self._cache_tensors()
+        allowed = None if n == 1 else torch.ones(n, start + n, dtype=torch.bool).tril(diagonal=start)
+        x = hidden.to(keys.dtype)
+        for layer in range(start_layer, end_layer):
+            x = self.blocks[layer].forward_cached(x, keys[layer], values[layer], start, allowed)
+        self._grow(start_layer, end_layer, n)
+        return x
+
+    @torch.no_grad()
+    def exit_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Logits (..., V) read from any layer's output through the final norm and the head."""
+        return self.head(self.norm(hidden))
+
+    def _check_layer_range(self, start_layer, end_layer) -> tuple[int, int]:
+        layers = self.config.layers
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in (start_layer, end_layer)) \
+                or not 0 <= start_layer < end_layer <= layers:
+            raise ValueError(f"the layers run are start_layer .. end_layer - 1 with 0 <= start_layer < end_layer "
+                             f"<= {layers} (the model's layers); got start_layer={start_layer!r}, end_layer={end_layer!r}")
+        return start_layer, end_layer
+
+    def _same_length(self, start_layer: int, end_layer: int) -> int:
+        """The cached length of layers start_layer .. end_layer - 1, which must agree."""
+        lengths = self._layer_lengths[start_layer:end_layer]
+        if len(set(lengths)) != 1:
+            raise ValueError(f"layers {start_layer}..{end_layer - 1} hold different lengths {lengths}: feed the layers "
+                             f"that are behind (forward_layers) or crop the ones ahead first")
+        return lengths[0]
+
+    def _check_room(self, length: int) -> None:
+        if length > self.config.context:
+            raise ValueError(f"the sequence would hold {length} tokens, more than the model's context of {self.config.context}")
+
+    def _grow(self, start_layer: int, end_layer: int, n: int) -> None:
+        for layer in range(start_layer, end_layer):
+            self._layer_lengths[layer] += n
+        self.layer_computations += n * (end_layer - start_layer)
 
     def _cache_tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
         c = self.config

@@ -22,7 +22,7 @@ from speckata.models.recording import RecordingModel
 from speckata.models.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 
-MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "checks"]
+MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "checks", "early_exit"]
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -78,6 +78,41 @@ class TestKVCache:
         model.forward_new(list(range(8)))
         with pytest.raises(ValueError, match="context"):
             model.forward_new([1])
+
+
+class TestLayerRanges:
+    """Exercise 23's layer-range passes: the same numbers as forward_new, per-layer lengths, a counter."""
+
+    def test_two_ranges_are_one_forward_new_bit_for_bit(self):
+        model, whole = small_gpt(context=64), small_gpt(context=64)
+        ids = torch.randint(0, 11, (9,), generator=torch.Generator().manual_seed(3)).tolist()
+        for chunk in (ids[:5], ids[5:6], ids[6:]):
+            hidden = model.forward_layers(model.forward_layers(model.embed_new(chunk), 0, 1), 1, 2)
+            assert torch.equal(model.exit_logits(hidden), whole.forward_new(chunk))
+        assert model.layer_cache_lengths == (9, 9) and model.cache_length == 9
+        assert model.layer_computations == whole.layer_computations == 18
+
+    def test_layers_run_ahead_and_crop_together(self):
+        model = small_gpt(context=64)
+        model.forward_layers(model.embed_new([1, 2, 3]), 0, 2)
+        model.forward_layers(model.embed_new([4, 5]), 0, 1)  # layer 0 ahead by two tokens
+        assert model.layer_cache_lengths == (5, 3) and model.cache_length == 3
+        with pytest.raises(ValueError, match="different lengths"):
+            model.forward_new([6])
+        model.crop_layers(4, 0, 1)
+        assert model.layer_cache_lengths == (4, 3)
+        model.crop(3)
+        assert model.layer_cache_lengths == (3, 3) and model.layer_computations == 3 * 2 + 2
+
+    def test_bad_ranges_and_states_are_refused(self):
+        model = small_gpt()
+        for start, end in ((0, 0), (1, 3), (-1, 1), (True, 2)):
+            with pytest.raises(ValueError, match="start_layer"):
+                model.forward_layers(torch.zeros(1, 16), start, end)
+        with pytest.raises(ValueError, match="shape"):
+            model.forward_layers(torch.zeros(1, 8), 0, 1)
+        with pytest.raises(ValueError, match="context"):
+            model.embed_new([0] * 33)
 
 
 class TestMarkov:
