@@ -19,6 +19,7 @@ from tests import test_12_cross_tokenizer as ex12
 from tests import test_14_block_verification as ex14
 from tests import test_16_top_k_drafts as ex16
 from tests import test_20_tree_verification as ex20
+from tests import test_22_eagle_head as ex22
 from tests import test_23_early_exit as ex23
 from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
@@ -85,6 +86,8 @@ CHECKS = [
                      "tree_speculative_generate", ex20.STAT_ALPHA,
                      lambda generate, children=children: ex20.sequence_chi_square(generate, children)[1])
       for children in ("top_k", "sampled")],
+    ChiSquareCheck("22-eagle-head", "test_sampled_output_is_distributed_as_the_target", "eagle_generate",
+                   ex22.STAT_ALPHA, lambda generate: ex22.sequence_chi_square(generate)[1]),
     ChiSquareCheck("23-early-exit", "test_generated_sequences_are_distributed_as_the_target", "early_exit_generate",
                    ex23.STAT_ALPHA, lambda generate: ex23.sequence_chi_square(generate)[1]),
 ]

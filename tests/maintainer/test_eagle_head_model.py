@@ -1,0 +1,54 @@
+"""Exercise 22's given pieces: the committed EAGLE head and distilled draft, and the script that makes them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from speckata.models import train_eagle
+from speckata.models.eagle import EagleHead, eagle_settings, load_distilled_draft, load_eagle_head
+from speckata.models.pretrained import load_target, text_windows
+from tests.reference.ex22_reference import reference_features, reference_loss_terms, reference_pairs
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def test_committed_head_scores_what_its_record_says():
+    target, head = load_target(), load_eagle_head()
+    record = eagle_settings()["head"]
+    windows = text_windows("held_out", record["window"])
+    with torch.no_grad():
+        features, tokens, following = reference_pairs(target.hidden_states(windows), windows)
+        predicted = reference_features(head, target, features, tokens)
+        agree = float((target.head(predicted).argmax(-1) == target.head(following).argmax(-1)).float().mean())
+    regression, classification = reference_loss_terms(target, predicted, following)
+    measured = {"regression": regression, "classification": classification, "top1_agreement": agree}
+    assert measured == pytest.approx(record["held_out"], abs=2e-4)
+    assert record["parameters"] == sum(p.numel() for p in head.parameters()) == 83072
+
+
+def test_committed_distilled_draft_scores_what_its_record_says():
+    target, draft = load_target(), load_distilled_draft()
+    record = eagle_settings()["distilled_draft"]
+    windows = text_windows("held_out", record["window"])
+    with torch.no_grad():
+        p, q = torch.softmax(target(windows).double(), -1), torch.softmax(draft(windows).double(), -1)
+    alpha = float(torch.minimum(p, q).sum(-1).mean())
+    top1 = float((p.argmax(-1) == q.argmax(-1)).double().mean())
+    assert [alpha, top1] == pytest.approx(record["held_out_alpha_top1_after"], abs=2e-4)
+
+
+def test_the_target_is_the_committed_one_the_head_was_trained_on():
+    assert eagle_settings()["target"] == "speckata/models/weights/target.pt (frozen)"
+    assert eagle_settings()["head"]["steps_run"] == eagle_settings()["head"]["steps"]
+
+
+def test_training_script_writes_a_loadable_head(tmp_path):
+    """The head's part (the draft's is exercise 11's distill, graded with its own suite)."""
+    assert train_eagle.main(["--only", "head", "--scale", "0.005", "--out", str(tmp_path), "--threads", "1"]) == 0
+    record = json.loads((tmp_path / "eagle.json").read_text())
+    assert record["head"]["steps_run"] == 15 and set(record["head"]["held_out"]) == set(eagle_settings()["head"]["held_out"])
+    head = EagleHead(**record["head"]["shape"])
+    head.load_state_dict({k: v.float() for k, v in torch.load(tmp_path / "eagle_head.pt", weights_only=True).items()})
