@@ -45,7 +45,9 @@ def parse(argv):
     parser.add_argument("--repeats", type=int, default=5, help="timed rounds of every decoder (default 5)")
     parser.add_argument("--gamma", type=int, default=16, help="prompt lookup (ours): most tokens proposed (default 16)")
     parser.add_argument("--hf-gamma", type=int, default=10,
-                        help="prompt lookup (hf): prompt_lookup_num_tokens (default 10, transformers' own)")
+                        help="prompt lookup (hf): prompt_lookup_num_tokens passed to generate, which switches "
+                             "transformers' prompt lookup on; proposals stop at the end of the context (default 10, "
+                             "its candidate generator's own default)")
     parser.add_argument("--n", type=int, default=16, help="prompt lookup (ours): longest n-gram matched (default 16)")
     parser.add_argument("--min-match", type=int, default=2,
                         help="prompt lookup (ours): never propose after a match shorter than this (default 2)")

@@ -1,9 +1,11 @@
 """How many tokens prompt lookup should propose: the count that buys the most tokens per millisecond.
 
-transformers' ``PromptLookupCandidateGenerator`` proposes a fixed count (``num_output_tokens``,
-``prompt_lookup_num_tokens``; 10 by default) whenever it finds the context's last 2 tokens, or
-failing that its last token, earlier in the context (the first such place, no copying past the
-end). Every proposal costs the target a wider pass, right or wrong.
+transformers' prompt lookup is off unless ``generate`` gets ``prompt_lookup_num_tokens`` (no
+default; the benchmark passes 10, the default of ``PromptLookupCandidateGenerator``'s
+``num_output_tokens``). Once on, it proposes that fixed count whenever it finds the context's last
+2 tokens, or failing that its last token, earlier in the context: from the earliest such place,
+cut short at the end of the context (it never copies past it). Every proposal costs the target a
+wider pass, right or wrong.
 
 Here the count depends on two measured things:
 
