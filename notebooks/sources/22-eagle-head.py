@@ -36,8 +36,8 @@ tokenizer = char_tokenizer()
 # %% [markdown]
 # ## Task 1: the pairs, one step ahead
 #
-# Row t reads the target's feature f_t (it has read x_0..x_t) and the token one step ahead,
-# x_{t+1}, already sampled when the head runs; it learns f_{t+1}.
+# Row t reads the target's feature $f_t$ (it has read $x_0 \dots x_t$) and the token one step ahead,
+# $x_{t+1}$, already sampled when the head runs; it learns $f_{t+1}$.
 
 # %%
 ids = torch.tensor([[10, 11, 12, 13]])
