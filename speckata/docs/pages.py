@@ -46,10 +46,11 @@ def exercise_text(root: Path, exercise: Exercise) -> str:
 
 
 def home_page(root: Path) -> str:
-    """The README's introduction, then the ladder with a link to each page."""
+    """The README's introduction and quick start, then the ladder with a link to each page."""
     readme = (root / "README.md").read_text()
-    introduction = readme.split("\n## ", 1)[0].strip()
-    lines = [introduction, "", "## The ladder", "",
+    introduction, *sections = readme.split("\n## ")
+    quick_start = [f"## {section.strip()}" for section in sections if section.startswith("Quick start")]
+    lines = [introduction.strip(), "", *quick_start, "", "## The ladder", "",
              "In the order the kata is meant to be done (`speckata/manifest.toml`).", "",
              "| | exercise | track | read | write | see |", "|---|---|---|---|---|---|"]
     for exercise in load_manifest():
@@ -106,6 +107,20 @@ def navigation() -> list:
         ]})
     nav += [{f"{track} track": entries} for track, entries in tracks.items()]
     return nav
+
+
+PAGE_KINDS = {"theory": theory_page, "exercise": exercise_page, "notebook": notebook_page}
+
+
+def page_titles() -> dict[str, str]:
+    """Each exercise page's full title by its path in the docs folder ("08 batched verifier: theory").
+
+    The navigation names the three pages of an exercise only "Theory", "Exercise" and "Notebook"
+    under the exercise's own entry; the browser tab, the header, the search hits and the footer's
+    previous/next links show this title instead (the hook sets it as the page's meta title).
+    """
+    return {page(exercise): f"{exercise.number} {short_title(exercise)}: {kind}"
+            for exercise in load_manifest() for kind, page in PAGE_KINDS.items()}
 
 
 def short_title(exercise: Exercise) -> str:

@@ -6,6 +6,13 @@ served from 127.0.0.1 with every other address refused: the math must be typeset
 site ships (its elements exist, no raw `$$` is left), the notebook's plot image must load, and no
 page may ask the network for anything. Screenshots go to build/site-screenshots/ (kept by CI).
 
+Then every page of the site is read as a learner would at 1280 px: no line of a code block (the
+exercise texts are one) or of a display formula runs past its box, no brace subscript (`x_{k-1}`)
+is left untypeset in the prose, every page has its own title, every plot has alt text of its own,
+and every in-page link (`#anchor`) lands on an element; at 375 px (a phone) no theory page's
+formula runs off the screen. Screenshots of exercise 08, theory 15 and notebook 03 at both widths
+go to build/site-screenshots/ too; opened from the file system, search must say it needs a server.
+
 Without the docs extra, Playwright or Chromium the browser tests skip with the reason, unless
 SPECKATA_REQUIRE_BROWSER=1 (what .ci/run sets), where they fail instead.
 """
@@ -15,11 +22,13 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import threading
 import time
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -145,7 +154,8 @@ def test_the_strict_build_fails_on_a_broken_link_and_a_missing_page(built_site, 
     (tmp_path / "mkdocs.yml").write_text("\n".join([
         f"INHERIT: {ROOT / 'mkdocs.yml'}",
         f"docs_dir: {tmp_path / 'site-src'}", f"site_dir: {tmp_path / 'site'}",
-        f"hooks: [{ROOT / 'speckata' / 'docs' / 'hooks.py'}, {tmp_path / 'breaking_hook.py'}]", "watch: []", ""]))
+        f"hooks: [{ROOT / 'speckata' / 'docs' / 'hooks.py'}, {tmp_path / 'breaking_hook.py'}]", "watch: []",
+        f"theme: {{custom_dir: {ROOT / 'speckata' / 'docs' / 'overrides'}}}", ""]))  # INHERIT moves relative paths
     (tmp_path / "site-src").mkdir()
     run = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "mkdocs", "build", "--config-file",
                           str(tmp_path / "mkdocs.yml")], cwd=ROOT, capture_output=True, text=True, timeout=900,
@@ -186,3 +196,119 @@ def test_notebook_page_shows_its_committed_outputs_and_plots(page, server):
     assert loaded and all(loaded), f"a plot image did not load: {loaded}"
     text = page.locator("article").inner_text()
     assert "alpha per position" in text and "[0.7, 0.8]" in text, "the first cell's committed output is not shown"
+
+
+# Everything a learner could miss on a page, as one script run in it: blocks whose content is wider
+# than the block (a code line or a formula cut off or behind a scroll bar), brace subscripts in the
+# prose that KaTeX never saw, plots with nbconvert's placeholder alt text, in-page links to no element.
+READING_PROBLEMS = r"""() => {
+  const article = document.querySelector("article");
+  const name = element => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}`;
+  const cut = [...article.querySelectorAll("pre, pre > code, .katex-display, .highlight-ipynb")]
+    .filter(element => element.scrollWidth > element.clientWidth + 1)
+    .map(element => `${name(element)} holds ${element.scrollWidth} px in ${element.clientWidth}: `
+                    + JSON.stringify(element.textContent.trim().slice(0, 60)));
+  const prose = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+    acceptNode: node => node.parentElement.closest("pre, code, .katex, script, style")
+      || !node.parentElement.checkVisibility() ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  const raw = [];
+  while (prose.nextNode()) raw.push(...(prose.currentNode.textContent.match(/\w[_^]\{[^}]*\}/g) || []));
+  const placeholder = [...document.images].filter(image => /^No description has been provided/.test(image.alt));
+  const links = [...document.querySelectorAll("a[href^='#']")].map(link => decodeURIComponent(link.hash.slice(1)));
+  return {title: document.title, header: document.querySelector(".md-header__topic:last-child").innerText.trim(),
+          cut, raw: raw.map(text => `raw TeX in the prose: ${text}`),
+          alt: placeholder.map(image => `a plot with the placeholder alt text "${image.alt}"`),
+          anchors: links.filter(id => id && !document.getElementById(id))
+                        .map(id => `a link to #${id}, no such element`)};
+}"""
+
+OFF_SCREEN = """() => [...document.querySelectorAll("article .katex-display, article pre")]
+  .map(element => element.getBoundingClientRect())
+  .filter(box => box.left < -1 || box.right > innerWidth + 1)
+  .map(box => `a formula or code block spans ${Math.round(box.left)}..${Math.round(box.right)} px`)
+  .concat(document.documentElement.scrollWidth > innerWidth + 1
+          ? [`the page is ${document.documentElement.scrollWidth} px wide`] : [])"""
+
+SHOWN = {"exercises/08-batched-verifier.html": "pre", "theory/15-multi-candidate.html": ".katex-display",
+         "notebooks/03-speedup.html": ".jp-OutputArea-output img"}  # screenshots: the top, then this
+
+
+def site_pages(site) -> list[str]:
+    return sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html")
+                  if path.parts[len(site.parts)] not in ("assets", "search") and path.name != "404.html")
+
+
+def read(page, server, path: str) -> None:
+    response = page.goto(f"{server}/{path}", wait_until="load")
+    assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
+    page.wait_for_load_state("networkidle")
+
+
+def screenshots(page, path: str, width: int) -> None:
+    name = Path(path).stem.split("-")[0]
+    stem = f"{path.split('/')[0].rstrip('s')}-{name}-{width}"
+    page.screenshot(path=str(SCREENSHOTS / f"{stem}.png"))
+    page.locator(SHOWN[path]).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / f"{stem}-detail.png"))
+
+
+def test_every_page_shows_every_line_and_names_its_exercise(page, server, built_site):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    problems, titles = [], {}
+    for path in site_pages(built_site):
+        read(page, server, path)
+        found = page.evaluate(READING_PROBLEMS)
+        problems += [f"{path}: {problem}" for key in ("cut", "raw", "alt", "anchors") for problem in found[key]]
+        titles.setdefault(found["title"], []).append(path)
+        if path != "index.html" and found["header"] not in found["title"]:
+            problems.append(f"{path}: the header says {found['header']!r}, the title {found['title']!r}")
+        if path in SHOWN:
+            screenshots(page, path, 1280)
+    problems += [f"{len(paths)} pages share the title {title!r}: {paths[:3]}"
+                 for title, paths in titles.items() if len(paths) > 1]
+    assert not page.errors, f"JavaScript errors {page.errors}"
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+    assert len(titles) >= 3 * len(load_manifest()), sorted(titles)
+
+
+def test_on_a_phone_no_formula_or_code_runs_off_the_screen(browser, server, built_site):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
+    phone = context.new_page()
+    problems = []
+    for path in [path for path in site_pages(built_site) if path.startswith("theory/")] + list(SHOWN):
+        read(phone, server, path)
+        problems += [f"{path}: {problem}" for problem in phone.evaluate(OFF_SCREEN)]
+        if path in SHOWN:
+            screenshots(phone, path, 375)
+    context.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+def test_footer_and_search_name_the_exercise(page, server, built_site):
+    read(page, server, "theory/08-batched-verifier.html")
+    footer = " ".join(page.locator(".md-footer__link").all_inner_texts())
+    assert "07 torch step: notebook" in footer and "08 batched verifier: exercise" in footer, footer
+    hits = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    titles = {hit["title"] for hit in hits if "#" not in hit["location"]}
+    assert {"Theory", "Exercise", "Notebook"}.isdisjoint(titles), "a search hit names no exercise"
+    assert "08 batched verifier: notebook" in titles, sorted(titles)
+    assert page.locator("form[data-md-component=palette] input").count() == 2, "no light/dark toggle"
+
+
+def test_search_opened_from_the_file_system_says_it_needs_a_server(browser, built_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:"))
+                  else route.abort())
+    opened = context.new_page()
+    opened.goto((built_site / "theory" / "01-speculative-step.html").as_uri(), wait_until="load")
+    placeholder = opened.locator(".md-search__input").get_attribute("placeholder")
+    context.close()
+    assert placeholder and "kata docs" in placeholder, placeholder
+
+
+def test_home_page_has_the_quick_start_and_the_files_are_links(page, server):
+    read(page, server, "index.html")
+    assert page.locator("h2#quick-start").count() == 1, "the home page has no quick start"
+    assert "bash scripts/setup.sh" in page.locator("article").inner_text()
+    read(page, server, "theory/03-speedup.html")
+    assert page.locator("a[href='../exercises/03-speedup.html'] code").count() >= 1, "the exercise file is not a link"
