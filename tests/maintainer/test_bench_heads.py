@@ -1,0 +1,31 @@
+"""`python -m speckata.bench heads` runs every decoder of the heads track and reports what it says."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from speckata.bench.heads import acceptance_by_depth
+from speckata.manifest import repo_root
+from speckata.models.decoding import SpeculativeResult
+
+
+def test_acceptance_by_depth_counts_only_rounds_that_drafted_that_deep():
+    one, two = SpeculativeResult(), SpeculativeResult()
+    one.drafted_per_pass, one.accepted_per_pass = [3, 3, 1], [3, 0, 1]
+    two.drafted_per_pass, two.accepted_per_pass = [2], [1]
+    # depth 1: 4 rounds drafted, 3 kept one; depth 2: 3 drafted, 1 kept two; depth 3: 2 drafted, 1 kept three
+    assert acceptance_by_depth([one, two]) == [3 / 4, 1 / 3, 1 / 2]
+
+
+def test_the_bench_prints_every_decoder_greedy_and_sampled():
+    for temperature, medusa in (("0", True), ("1", False)):
+        run = subprocess.run([sys.executable, "-m", "speckata.bench", "heads", "--tokens", "8", "--prompts", "1",
+                              "--repeats", "1", "--temperature", temperature], cwd=repo_root(), capture_output=True,
+                             text=True, timeout=600, check=False)
+        assert run.returncode == 0, run.stdout + run.stderr
+        rows = {line.split("  ")[0].strip(): line for line in run.stdout.splitlines()[4:]}
+        expected = {"plain", "ex10 draft g=4", "ex10 distilled g=4", "eagle g=4", "early exit k=2 g=4",
+                    "early exit k=4 g=4"} | ({"medusa 3 heads"} if medusa else set())
+        assert set(rows) == expected, run.stdout
+        assert rows["plain"].split()[1] == "1.00", rows["plain"]
