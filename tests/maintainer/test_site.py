@@ -222,10 +222,15 @@ READING_PROBLEMS = r"""() => {
                         .map(id => `a link to #${id}, no such element`)};
 }"""
 
+# A block may be wider than a phone only if it scrolls inside a box that is on the screen.
 OFF_SCREEN = """() => [...document.querySelectorAll("article .katex-display, article pre")]
-  .map(element => element.getBoundingClientRect())
-  .filter(box => box.left < -1 || box.right > innerWidth + 1)
-  .map(box => `a formula or code block spans ${Math.round(box.left)}..${Math.round(box.right)} px`)
+  .filter(element => {
+    const box = element.getBoundingClientRect();
+    const scrolling = node => node && ["auto", "scroll"].includes(getComputedStyle(node).overflowX);
+    const scrolls = scrolling(element) || scrolling(element.closest(".arithmatex"));
+    return box.left < -1 || box.right > innerWidth + 1 || (element.scrollWidth > element.clientWidth + 1 && !scrolls);
+  })
+  .map(element => `a formula or code block is cut off: ${JSON.stringify(element.textContent.trim().slice(0, 60))}`)
   .concat(document.documentElement.scrollWidth > innerWidth + 1
           ? [`the page is ${document.documentElement.scrollWidth} px wide`] : [])"""
 
