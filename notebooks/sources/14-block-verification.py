@@ -96,6 +96,7 @@ with learner.until_written():
     for offset, name in ((-0.2, "token"), (0.2, "block")):
         shares = np.bincount(kept[name], minlength=gamma + 1) / steps
         ax.bar(np.arange(gamma + 1) + offset, shares, width=0.4, label=f"{name} verification")
+    ax.set_xticks(np.arange(gamma + 1))  # a count: whole numbers only
     ax.set_xlabel("drafts kept in a step")
     ax.set_ylabel("share of steps")
     ax.legend()
@@ -105,11 +106,27 @@ with learner.until_written():
 # ## The gain grows with γ
 #
 # The toy's exact gain, from your `expected_accepted`, for γ = 1 to 6 (no gain at γ = 1: the two
-# rules coincide there).
+# rules coincide there): the expected drafts kept by each rule, and block's gain over token.
 
 # %%
 with learner.until_written():
-    for g in range(1, 7):
+    gammas, kept_by = list(range(1, 7)), {"token": [], "block": []}
+    for g in gammas:
         rows_p, rows_q = np.array([p_row] * (g + 1)), np.array([q_row] * g)
         token, block = expected_accepted(rows_p, rows_q, "token"), expected_accepted(rows_p, rows_q, "block")
+        kept_by["token"].append(token)
+        kept_by["block"].append(block)
         print(f"γ = {g}: token {token:.4f}, block {block:.4f}, gain {block / token - 1:+.1%}")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3))
+    for name, values in kept_by.items():
+        left.plot(gammas, values, marker="o", label=f"{name} verification")
+    left.set_xlabel("γ (drafts per step)")
+    left.set_ylabel("expected drafts kept")
+    left.legend()
+    gains = [100 * (b / t - 1) for b, t in zip(kept_by["block"], kept_by["token"])]
+    right.bar(gammas, gains)
+    right.set_xlabel("γ (drafts per step)")
+    right.set_ylabel("block's gain over token (%)")
+    for ax in (left, right):
+        ax.set_xticks(gammas)
+    plt.show()

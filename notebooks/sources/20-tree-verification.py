@@ -79,5 +79,6 @@ with learner.until_written():
     plt.plot(budgets, trees, marker="o", label="tree of n nodes (two at the top)")
     plt.xlabel("drafted nodes per round")
     plt.ylabel("tokens per target pass")
+    plt.ylim(bottom=0)  # from zero, so the gap between the lines reads at its true size
     plt.legend()
     plt.show()
