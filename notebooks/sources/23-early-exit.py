@@ -49,12 +49,16 @@ with learner.until_written():
 # %% [markdown]
 # ## Task 2: verification finishes the climb
 #
-# The last draft goes through layers 0..2 (the draft never fed it), then the 22 + 1 rows through
+# The same two drafts again, then verification. The last draft goes through layers 0..2 (the
+# draft never fed it), then the 22 + 1 rows through
 # layers 3..5 in one call. The full model's greedy choices after the prompt, the first draft and
 # the second: a draft is kept when it equals the choice before it.
 
 # %%
 with learner.until_written():
+    target.reset()
+    recorder = RecordingLayerModel(target)
+    drafts, q, states = early_exit_draft(recorder, prompt, 3, 2, torch.Generator().manual_seed(0), 0)
     before = target.layer_computations
     p = early_exit_verify(recorder, prompt, drafts, states, 3, 0)
     for call in recorder.calls[-3:]:
