@@ -2,9 +2,11 @@
 
 Each FOLDER is laid out like exercises/. Per folder, the exercises whose file was changed from
 the stub are graded in one pytest run with ``--isolate`` (the learner's code in a worker process
-with time and memory limits, grading/isolation/); an untouched stub is "not attempted" and a
-missing file "missing", without running anything. Folders are graded in parallel (``--jobs``,
-default: one per CPU), with a progress bar on stderr. ``--streams SEED`` grades a hidden suite.
+with time and memory limits, in a bubblewrap sandbox: grading/isolation/); an untouched stub is
+"not attempted" and a missing file "missing", without running anything. Folders are graded in
+parallel (``--jobs``, default: one per CPU), with a progress bar on stderr. ``--streams SEED`` or
+``--streams-file PATH`` grades a hidden suite. Without bubblewrap it refuses unless ``--no-sandbox``.
+SIGINT and SIGTERM write what was graded and remove every temporary folder (exit 128 + N).
 
 Written into DIR: per folder ``<name>/results.json`` (all its exercises) and
 ``<name>/<exercise id>/results.json`` (one per exercise), both in the exercism test-runner
@@ -40,7 +42,8 @@ def add_parser(commands) -> None:
     grade = commands.add_parser(
         "grade", help="for instructors: grade many learners' folders, each isolated, into exercism results",
         description="Grade each FOLDER (laid out like exercises/) with the learner's code in a separate process "
-                    "(time and memory limits; it cannot import solutions/ or tests/, nor patch the grader). Writes "
+                    "inside a bubblewrap sandbox (time and memory limits, no network, no new processes, only its "
+                    "own copy of the folder writable; solutions/, tests/ and the grader are not in it). Writes "
                     "DIR/<folder>/results.json and DIR/<folder>/<exercise>/results.json (exercism test-runner "
                     "interface, version 3) and DIR/summary.csv, DIR/summary.md (learner x exercise).",
     )
