@@ -5,7 +5,9 @@ Needs the optional extra (``bash scripts/setup-real.sh``). On the fixed prompts 
 1, no top-k/top-p), every decoder of ``speckata.real.decoders`` makes ``--tokens`` new tokens, for
 each of ``--tokens`` (e.g. 64,96,128) and ``--threads`` (e.g. 1,2). The tiny-draft decoders run
 only at ``--tiny-temperatures`` on ``--tiny-prompts`` and only once the draft is trained
-(``python -m speckata.real.train_draft``).
+(``python -m speckata.real.train_draft``). The EAGLE head's decoder (``--eagle-gamma`` tokens drafted
+per round, acceptance by depth printed beside it) runs on every prompt once its committed head is
+there (``python -m speckata.real.train_eagle``).
 
 Measurement: after one untimed 4-token run of each decoder, ``--repeats`` rounds in which the
 decoders take turns (the order rotating each round); each decoder is summarised by the median of
@@ -52,6 +54,7 @@ def parse(argv):
     parser.add_argument("--min-match", type=int, default=2,
                         help="prompt lookup (ours): never propose after a match shorter than this (default 2)")
     parser.add_argument("--draft-gamma", type=int, default=3, help="tiny draft: tokens drafted per round (default 3)")
+    parser.add_argument("--eagle-gamma", type=int, default=2, help="EAGLE head: tokens drafted per round (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every round of a sampled case (default 0)")
     parser.add_argument("--temperatures", default="0,1", help="comma-separated (default 0,1)")
     parser.add_argument("--prompts", default="", help="comma-separated kinds to run (default all)")
@@ -59,7 +62,7 @@ def parse(argv):
     parser.add_argument("--target", default="solutions", help="folder holding the exercises' files (default solutions)")
     parser.add_argument("--tiny-temperatures", default="0", help="where the tiny-draft decoders run (default 0)")
     parser.add_argument("--tiny-prompts", default="copy,chat", help="prompts on which they run (default copy,chat)")
-    parser.add_argument("--equality-decoders", default="plain (ours),lookup (ours),tiny (ours),lookup (hf)")
+    parser.add_argument("--equality-decoders", default="plain (ours),lookup (ours),tiny (ours),lookup (hf),eagle (ours)")
     parser.add_argument("--equality", type=int, default=0, metavar="N", help="greedy equality check on N prompts instead")
     return parser.parse_args(argv)
 
@@ -89,6 +92,12 @@ def one_case(setup, prompt, tokens, temperature, decoders, args, warmed: set) ->
                 record[decoder].update(tokens_per_pass=round(len(out) / passes, 3), new_tokens=len(out),
                                        acceptance_rate=None if alpha is None else round(alpha, 3),
                                        text=setup.tokenizer.decode(out), same_every_round=True)
+                if decoder == "eagle (ours)":
+                    from speckata.real.eagle_head import acceptance_by_depth
+
+                    last = setup.last_result
+                    record[decoder]["acceptance_by_depth"] = acceptance_by_depth(last.accepted_per_pass,
+                                                                                 last.drafted_per_pass)
     return record
 
 
@@ -118,7 +127,8 @@ def show_case(rows: list[dict]) -> None:
             versus += f" (per round x{low_pair:.2f}-{high_pair:.2f}: {row['paired_verdict']})"
         print(f"{row['prompt']:<10} T={row['temperature']:<3g} {row['decoder']:<14} {row['median']:6.2f} s "
               f"[{row['min']:.2f}-{row['max']:.2f}]  x{row['speedup']:<5.2f} [{low:.2f}-{high:.2f}]  "
-              f"{row['tokens_per_pass']:5.2f} tok/pass {alpha:<6}{versus}", flush=True)
+              f"{row['tokens_per_pass']:5.2f} tok/pass {alpha:<6}{versus}"
+              + (f"  by depth {row['acceptance_by_depth']}" if "acceptance_by_depth" in row else ""), flush=True)
 
 
 def benchmark(setup, args) -> dict:

@@ -10,7 +10,9 @@ transformers' run through ``model.generate()`` on the ``LlamaForCausalLM`` itsel
                       the measured cost of a pass (``speckata.real.proposal_length``);
 - ``lookup (hf)``     ``generate(prompt_lookup_num_tokens=...)``;
 - ``tiny (ours)``     exercise 10's ``speculative_generate`` with the distilled two-layer draft;
-- ``assisted (hf)``   ``generate(assistant_model=tiny draft)``.
+- ``assisted (hf)``   ``generate(assistant_model=tiny draft)``;
+- ``eagle (ours)``    ``speckata.real.eagle_head.eagle_generate``: EAGLE's head (one layer on
+                      SmolLM2's features, a 4096-token draft vocabulary), exercise 01's rule.
 
 End-of-text stops nobody: every decoder makes exactly the number of tokens asked for.
 """
@@ -21,7 +23,7 @@ import torch
 
 SAMPLED = {"do_sample": True, "temperature": 1.0, "top_k": 0, "top_p": 1.0}
 GREEDY = {"do_sample": False}
-DECODERS = ("plain (ours)", "plain (hf)", "lookup (ours)", "lookup (hf)", "tiny (ours)", "assisted (hf)")
+DECODERS = ("plain (ours)", "plain (hf)", "lookup (ours)", "lookup (hf)", "tiny (ours)", "assisted (hf)", "eagle (ours)")
 
 
 class Setup:
@@ -43,6 +45,15 @@ class Setup:
         self.ngram_draft = graded_function("ex13_ngram_draft", "ngram_draft", folder)
         graded_function("ex12_cross_tokenizer", "verify_proposal", folder)  # what lookup_generate verifies with
         self.speculative_generate = graded_function("ex10_speculative_generate", "speculative_generate", folder)
+        from speckata.real import eagle_head
+
+        self.eagle_head = eagle_head.load_head() if eagle_head.WEIGHTS_FILE.is_file() else None
+        if self.eagle_head is None:
+            print(f"no EAGLE head at {eagle_head.WEIGHTS_FILE} (train it: python -m speckata.real.train_eagle); "
+                  "skipping the eagle decoder")
+        self.features = eagle_head.FeatureTarget(self.target)  # the same LeanLlama: its passes are counted
+        self.speculative_step = graded_function("ex01_speculative_step", "speculative_step", folder)
+        self.last_result = None  # the eagle decoder's last SpeculativeResult (the bench reads its depths)
         self.pass_ms: dict[int, float] | None = None  # the cost model our lookup decoder plans with
         self._hooked = 0
         self.model.register_forward_pre_hook(self._count)
@@ -51,6 +62,8 @@ class Setup:
         self._hooked += 1
 
     def usable(self, decoder: str) -> bool:
+        if "eagle" in decoder:
+            return self.eagle_head is not None
         return self.draft is not None or ("tiny" not in decoder and "assisted" not in decoder)
 
     def hf_generate(self, prompt, tokens, temperature, **extra):
@@ -62,7 +75,7 @@ class Setup:
 
     def run(self, decoder, prompt, tokens, temperature, settings, seed):
         """(new tokens, acceptance rate or None, target passes). ``settings``: gamma, hf_gamma, n,
-        min_match, draft_gamma (the parsed command line)."""
+        min_match, draft_gamma, eagle_gamma (the parsed command line)."""
         from speckata.real.lookup import lookup_generate
         from speckata.real.plain import plain_generate
 
@@ -80,6 +93,13 @@ class Setup:
             result = self.speculative_generate(self.target, self.draft, prompt, tokens, settings.draft_gamma,
                                                generator, temperature)
             out, alpha = result.tokens, result.acceptance_rate
+        elif decoder == "eagle (ours)":
+            from speckata.real.eagle_head import eagle_generate
+
+            result = eagle_generate(self.features, self.eagle_head, prompt, tokens, getattr(settings, "eagle_gamma", 2),
+                                    generator, temperature, self.speculative_step)
+            out, alpha = result.tokens, result.acceptance_rate
+            self.last_result = result
         elif decoder == "plain (hf)":
             out = self.hf_generate(prompt, tokens, temperature)
         elif decoder == "lookup (hf)":

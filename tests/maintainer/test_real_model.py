@@ -350,3 +350,26 @@ def test_the_benchmark_writes_medians_spreads_and_verdicts(real, tmp_path, capsy
     assert rows["plain (ours)"]["verdict"] in ("ahead", "within noise", "behind")
     assert rows["lookup (ours)"]["versus"] == "lookup (hf)"
     assert "against plain (hf)" in capsys.readouterr().out
+
+
+# EAGLE's head on SmolLM2 (speckata.real.eagle_head): drafting on its own features, verified exactly ----
+
+def test_eagle_head_greedy_equals_plain_greedy(real):
+    """The committed head (python -m speckata.real.train_eagle), 2 prompts x 16 tokens at temperature 0:
+    token for token plain greedy decoding on the same LeanLlama, in fewer target passes than tokens."""
+    from speckata.grading import learner_function
+    from speckata.real.eagle_head import FeatureTarget, eagle_generate, load_head
+    from speckata.real.plain import plain_generate
+
+    torch = real["torch"]
+    head, target = load_head(), FeatureTarget(real["lean"])
+    assert head.token_map.unique().numel() == head.token_map.numel() and int(head.token_map.max()) < real["lean"].vocab_size
+    speculative_step = learner_function("01-speculative-step", "speculative_step")
+    for index in range(SMOKE_PROMPTS):
+        prompt = prompt_ids(real, index)
+        expected = plain_generate(real["lean"], prompt, SMOKE_TOKENS, torch.Generator().manual_seed(0), 0)
+        result = eagle_generate(target, head, prompt, SMOKE_TOKENS, 3, torch.Generator().manual_seed(0), 0,
+                                speculative_step)
+        assert result.tokens == expected, f"prompt {index}: the EAGLE decoder differs from plain greedy decoding"
+        assert result.target_passes == 1 + len(result.accepted_per_pass) <= SMOKE_TOKENS
+        assert all(a <= d for a, d in zip(result.accepted_per_pass, result.drafted_per_pass))
