@@ -262,6 +262,7 @@ def grade_all(root: Path, gradings: list[FolderGrading], args, bar: ProgressBar)
     Every temporary file lives under one folder removed on the way out: the isolated pytest runs
     make theirs under it too (TMPDIR), so a run killed mid-way leaves nothing behind."""
     interrupted = ""
+    _stopping.clear()  # a second kata grade in the same process starts afresh
     signalled = ["SIGINT"]  # Ctrl-C raises KeyboardInterrupt itself; SIGTERM is made to
 
     def on_sigterm(signum, frame):
