@@ -1,7 +1,7 @@
 """Exercise 25-ragged-batch: a recorder's ragged-batch calls as the reference records them, each with its round.
 
-A round ends with the target's crop_rows; every call of either model after the previous round's
-end belongs to the next round. reset_rows is compared by its batch size only (what the rows held
+A round ends with the draft's crop_rows (the contract crops the target, then the draft); every
+call of either model after the previous round's end belongs to the next round. reset_rows is compared by its batch size only (what the rows held
 before depends on earlier cases run on the same models).
 """
 
@@ -17,19 +17,17 @@ def comparable(call: tuple) -> tuple:
 
 
 def learner_rounds(target, draft) -> dict:
-    """{model: [(round, call), ...]} from two RecordingModels, the rounds counted as the reference counts them."""
+    """{model: [(round, call, order), ...]} from two RecordingModels, the rounds counted as the reference
+    counts them; order: the call's place among all the learner's calls."""
     stamped = sorted([(s, "target", c) for s, c in zip(target.stamps, target.calls)]
                      + [(s, "draft", c) for s, c in zip(draft.stamps, draft.calls)])
     calls, number = {"target": [], "draft": []}, 1
-    target_crops = 0
-    for _, model, call in stamped:
-        if call[0] not in ("reset_rows", "rows", "crop_rows"):
-            calls[model].append((number, call))
-            continue
-        calls[model].append((number, comparable(call)))
-        if model == "target" and call[0] == "crop_rows":
-            target_crops += 1
-            number = target_crops + 1
+    draft_crops = 0
+    for order, (_, model, call) in enumerate(stamped):
+        calls[model].append((number, comparable(call), order))
+        if model == "draft" and call[0] == "crop_rows":
+            draft_crops += 1
+            number = draft_crops + 1
     return calls
 
 
@@ -43,9 +41,9 @@ def first_call_difference(expected: dict, got: dict):
             a = theirs[index] if index < len(theirs) else None
             b = mine[index] if index < len(mine) else None
             if a is None or b is None or a[1] != b[1]:
-                found.append((min(x[0] for x in (a, b) if x), model, index, a, b))
+                found.append((min(x[0] for x in (a, b) if x), b[2] if b else 10**9, model, index, a, b))
                 break
     if not found:
         return None
-    _, model, index, a, b = min(found, key=lambda f: (f[0], f[1] != "draft"))  # a round drafts before it verifies
+    _, _, model, index, a, b = min(found, key=lambda f: f[:2])  # the earliest round, then the learner's order
     return model, index, a, b
