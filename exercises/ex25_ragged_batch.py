@@ -55,7 +55,8 @@ then draft.reset_rows(B). Rounds, numbered from 1, until every row holds max_new
     2. Verify (one pass). Feed each active row sequence[L_b:] + its k drafts (L_b: the target's
        row length); p: next_token_probabilities of the logits of its LAST k + 1 real tokens:
        (A, k+1, V). Then speculative_step_batched(p, q (A, k, V), drafts (A, k), generator):
-       exercise 08, whose draws (u (A, k), then v (A,)) are the round's last draws.
+       exercise 08, whose draws (u (A, k), then v (A,)) are the round's last draws. When k = 0,
+       q is an empty float64 (A, 0, V) and drafts an empty int64 (A, 0): p alone decides.
     3. Each active row b appends its own tokens[b, :num_accepted[b] + 1], keeping only as many as
        it still needs (a prefix of an exact sample is exact).
     4. Roll back, every round: target.crop_rows(...), then draft.crop_rows(...), each with
