@@ -3,6 +3,8 @@
 - ``interface``: what a model offers (``forward_new``, ``cache_length``, ``crop``, ``reset``).
 - ``gpt``: a small GPT with a KV cache that crops back; ``markov``: Markov chains behind the same
   interface, whose distributions are known exactly; ``recording``: a wrapper that logs every call.
+- ``ragged`` (with ``ragged_gpt``): the ragged batch, B sequences of different lengths in one cache
+  (exercise 25).
 - ``tokenizers``: the target's characters and the cross-tokenizer draft's word pieces.
 - ``sampling``: logits to probabilities and the draws every exercise makes with a torch generator.
 - ``decoding``: plain ``autoregressive_generate`` (the baseline) and the result type of

@@ -2,8 +2,8 @@
 
 Every ValueError names the problem with a fixed phrase the grading suites look for ("prompt",
 "max_new_tokens", "gamma", "temperature", "vocabulary", "contexts", "steps", "batch_size",
-"learning_rate", "out of range", "integer"). Integers follow speckata/token_ids.py, one rule for
-every layer; "a vocabulary of V tokens" is the one wording.
+"learning_rate", "out of range", "integer", "batch", "context"). Integers follow
+speckata/token_ids.py, one rule for every layer; "a vocabulary of V tokens" is the one wording.
 
 >>> check_prompt([3, 1], vocab_size=4)
 [3, 1]
@@ -93,6 +93,36 @@ def check_generation_inputs(target, draft, prompt_ids, max_new_tokens, gamma, te
     check_count("gamma", gamma, 1)
     check_temperature(temperature)
     return prompt
+
+
+def check_batched_generation_inputs(target, draft, prompts, max_new_tokens, gamma, temperature) -> list[list[int]]:
+    """The checks of exercise 25; returns the prompts as lists of ints, one per row.
+
+    ValueError phrases: "batch", "prompts[b]", "max_new_tokens", "gamma", "temperature",
+    "vocabulary", "context".
+    """
+    check_pair(target, draft, ("target", "draft"))
+    if isinstance(prompts, (str, bytes)) or not isinstance(prompts, (list, tuple)):
+        raise ValueError(f"prompts must be a list of prompts, one per row of the batch; got {type(prompts).__name__}")
+    if not prompts:
+        raise ValueError("prompts is empty: a batch of 0 rows; give at least one prompt")
+    rows = []
+    for row, prompt in enumerate(prompts):
+        try:
+            rows.append(check_prompt(prompt, target.vocab_size))
+        except ValueError as error:
+            raise ValueError(f"prompts[{row}]: {error}") from None
+    check_count("max_new_tokens", max_new_tokens, 0)
+    check_count("gamma", gamma, 1)
+    check_temperature(temperature)
+    for name, model in (("target", target), ("draft", draft)):
+        context = getattr(model, "context", None)
+        for row, prompt in enumerate(rows):
+            if context is not None and len(prompt) + max_new_tokens + gamma - 1 > context:
+                raise ValueError(f"prompts[{row}] holds {len(prompt)} tokens: with max_new_tokens = {max_new_tokens} "
+                                 f"and gamma = {gamma} its row may need {len(prompt) + max_new_tokens + gamma - 1} "
+                                 f"slots, more than the {name}'s context of {context}")
+    return rows
 
 
 def check_cross_tokenizer_inputs(prompt, max_new_tokens, gamma, temperature) -> str:

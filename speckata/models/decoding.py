@@ -18,14 +18,19 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import (  # noqa: F401  (re-exported: exercises 10 and 12 import them from here)
+from speckata.models.checks import (  # noqa: F401  (re-exported: exercises 10, 12 and 25 import them from here)
+    check_batched_generation_inputs,
     check_count,
     check_cross_tokenizer_inputs,
     check_generation_inputs,
     check_prompt,
     check_temperature,
 )
-from speckata.models.results import CrossTokenizerResult, SpeculativeResult  # noqa: F401  (re-exported)
+from speckata.models.results import (  # noqa: F401  (re-exported)
+    BatchedSpeculativeResult,
+    CrossTokenizerResult,
+    SpeculativeResult,
+)
 from speckata.models.sampling import next_token_probabilities, sample_token
 
 

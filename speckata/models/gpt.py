@@ -20,6 +20,8 @@ Read top to bottom: the settings, one transformer block, the model. Two ways to 
   layer keeps its own cached length (``model.layer_cache_lengths``); ``crop`` cuts every layer,
   ``crop_layers`` a range of them. ``model.layer_computations`` counts what the cached passes did:
   one per token per layer run.
+- Many sequences at once (exercise 25): ``reset_rows``, ``forward_rows``, ``crop_rows`` and
+  ``row_lengths``, a ragged batch whose rows hold different lengths (speckata.models.ragged).
 
 The cache is preallocated (layers, heads, context, head width), so cropping is only moving a
 length back: the rolled-back keys and values stay in memory and are overwritten by the next call.
@@ -34,6 +36,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from speckata.models.interface import check_crop, check_new_ids
+from speckata.models.ragged import RaggedBatchModel
+from speckata.models.ragged_gpt import GPTRows
 from speckata.models.tree_pass import PendingTree, check_tree_feed
 
 
@@ -88,7 +92,7 @@ class Block(nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
-class GPT(nn.Module):
+class GPT(nn.Module, RaggedBatchModel):
     def __init__(self, config: GPTConfig):
         super().__init__()
         self.config = config
@@ -101,10 +105,15 @@ class GPT(nn.Module):
         self.layer_computations = 0  # tokens times layers run by the cached passes, since the model was built
         self._cache: tuple[torch.Tensor, torch.Tensor] | None = None  # keys, values: (layers, heads, context, C/heads)
         self._tree = PendingTree()  # a token tree fed by forward_tree (exercise 20), until keep_path
+        self._rows = GPTRows()  # the ragged batch (exercise 25): B rows, each its own length
 
     @property
     def vocab_size(self) -> int:
         return self.config.vocab_size
+
+    @property
+    def context(self) -> int:
+        return self.config.context
 
     @property
     def width(self) -> int:

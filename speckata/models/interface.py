@@ -18,6 +18,16 @@ A model holds ONE sequence in its cache. It offers:
     forget everything (the same as crop(0)).
 ``model.forward_tree(ids, attention_mask, position_ids)`` and ``model.keep_path(nodes)``
     exercise 20: a token tree in one pass, then one of its paths kept (speckata.models.tree_pass).
+``model.reset_rows(batch_size)``, ``model.forward_rows(ids, attention_mask, position_ids)``,
+``model.crop_rows(lengths)``, ``model.row_lengths`` and ``model.context``
+    exercise 25: a ragged batch of B sequences in a cache of its own, beside the one-sequence
+    cache. Each row holds its own length; one pass feeds every row its own number of new tokens,
+    padded to a rectangle, with the attention mask and position ids the caller builds (and the
+    model checks: it refuses a padded slot that is attended or a position that counts padding,
+    naming the row and the token); each row is cropped on its own. The full contract, and the
+    one well-formed mask, are in speckata.models.ragged; the GPT's batched cache is in
+    speckata.models.ragged_gpt, and tests/maintainer/test_ragged_batch.py checks every row
+    against that row fed alone.
 
 The real models (``speckata.models.gpt.GPT``) and the toy Markov models
 (``speckata.models.markov.MarkovModel``) both follow it; ``speckata.models.recording`` wraps

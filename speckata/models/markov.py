@@ -7,7 +7,8 @@ history of tokens it was fed, so it obeys ``forward_new`` / ``cache_length`` / `
 exactly like the real models (``speckata.models.interface``), and a decoder that forgets to roll
 back sees different distributions, as it would with a real KV cache. ``forward_tree`` /
 ``keep_path`` (speckata.models.tree_pass) work the same way: a tree token's distribution follows
-the tokens its mask row lets it see.
+the tokens its mask row lets it see. The ragged batch of exercise 25 (``reset_rows``,
+``forward_rows``, ``crop_rows``, speckata.models.ragged) keeps one history per row.
 
 Because the truth is a table, tests can compute the exact probability of any generated sequence
 (:meth:`MarkovModel.sequence_probability`) and compare a sampler's frequencies with it.
@@ -26,11 +27,12 @@ import itertools
 import torch
 
 from speckata.models.interface import TokenIds, check_crop, check_new_ids
+from speckata.models.ragged import MarkovRows, RaggedBatchModel
 from speckata.models.tree_pass import PendingTree, check_tree_feed
 
 
-class MarkovModel:
-    def __init__(self, transitions):
+class MarkovModel(RaggedBatchModel):
+    def __init__(self, transitions, context: int | None = None):
         table = torch.as_tensor(transitions, dtype=torch.float64)
         if table.dim() < 2 or len(set(table.shape)) != 1:
             raise ValueError(f"transitions must have shape (V,)*k + (V,) with k >= 1; got {tuple(table.shape)}")
@@ -44,12 +46,18 @@ class MarkovModel:
         self.order = table.dim() - 1
         self.history: list[int] = []
         self._tree = PendingTree()  # tree tokens fed by forward_tree sit in history until keep_path
+        self.context = context  # the most tokens a row of the ragged batch may hold (None: unlimited)
+        self._rows = MarkovRows()  # the ragged batch (exercise 25, speckata.models.ragged)
 
     # The truth ----------------------------------------------------------------------------------
 
     def next_distribution(self, history) -> torch.Tensor:
         """The exact distribution of the token after ``history`` (a list of ids)."""
         return self.transitions[self._context(history)]
+
+    def log_next_distribution(self, history) -> torch.Tensor:
+        """The log of next_distribution (log 0 = -inf): what forward_new returns after ``history``."""
+        return self._log_transitions[self._context(history)]
 
     def _context(self, history) -> tuple[int, ...]:
         """The last ``order`` tokens of ``history``, padded on the left with token 0."""

@@ -26,8 +26,12 @@ class RecordingModel:
     ``('forward', ids, cache_length_before)``, ``('crop', length, cache_length_before)``,
     ``('reset', cache_length_before)``, ``('tree', ids, mask rows as 0/1 tuples, positions,
     cache_length_before)`` and ``('keep_path', nodes, cache_length_before)`` (exercise 20's tree
-    pass, speckata.models.tree_pass); and to ``stamps`` the call's place on a clock shared by all
-    recorders. A tree pass is ONE forward pass, however many nodes it feeds.
+    pass, speckata.models.tree_pass); the ragged batch's ``('reset_rows', batch_size,
+    row_lengths_before)``, ``('rows', ids rows, row_lengths_before, mask as 0/1 rows, position
+    rows)`` and ``('crop_rows', lengths, row_lengths_before)`` (exercise 25,
+    speckata.models.ragged), every tensor as nested tuples of ints; and to ``stamps`` the call's
+    place on a clock shared by all recorders. A tree pass is ONE forward pass, however many nodes
+    it feeds, and so is a rows pass, however many rows.
     """
 
     def __init__(self, model):
@@ -72,6 +76,34 @@ class RecordingModel:
         self._record(("reset", self.model.cache_length))
         self.model.reset()
 
+    # The ragged batch (exercise 25) ---------------------------------------------------------------
+
+    @property
+    def context(self):
+        return self.model.context
+
+    @property
+    def row_lengths(self) -> tuple[int, ...]:
+        return self.model.row_lengths
+
+    def reset_rows(self, batch_size) -> None:
+        self._record(("reset_rows", batch_size, self.model.row_lengths))
+        self.model.reset_rows(batch_size)
+
+    def forward_rows(self, ids, attention_mask, position_ids) -> torch.Tensor:
+        self._record(("rows", nested_ints(ids), self.model.row_lengths, nested_ints(attention_mask),
+                      nested_ints(position_ids)))
+        return self.model.forward_rows(ids, attention_mask, position_ids)
+
+    def crop_rows(self, lengths) -> None:
+        self._record(("crop_rows", nested_ints(lengths), self.model.row_lengths))
+        self.model.crop_rows(lengths)
+
+    @property
+    def rows_passes(self) -> int:
+        """How many forward_rows passes (one per call, however many rows)."""
+        return sum(1 for call in self.calls if call[0] == "rows")
+
     @property
     def feeds(self) -> list[tuple[int, ...]]:
         """The ids of every forward pass (forward_new or forward_tree), in order."""
@@ -84,3 +116,12 @@ class RecordingModel:
     @property
     def tokens_fed(self) -> int:
         return sum(len(ids) for ids in self.feeds)
+
+
+def nested_ints(value):
+    """A tensor, list or tuple (of any depth) as nested tuples of ints (bools as 0/1); anything else as it is."""
+    if isinstance(value, torch.Tensor):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return tuple(nested_ints(item) for item in value)
+    return int(value) if hasattr(value, "__index__") else value  # ints, bools, numpy ints; a float stays a float

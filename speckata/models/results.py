@@ -72,3 +72,27 @@ class CrossTokenizerResult(PassRates):
 
     def proposals(self) -> list[int]:
         return self.proposed_per_pass
+
+
+@dataclass
+class BatchedSpeculativeResult:
+    """What ``batched_speculative_generate`` returns (exercise 25), for B rows decoded together.
+
+    tokens              tokens[b]: row b's max_new_tokens new tokens, its prompt not included.
+    accepted_per_row    accepted_per_row[b][r]: how many drafts row b accepted in the r-th round it
+                        took part in (the verifier's count; a row leaves the batch when it is done).
+    drafted_per_round   for each round, how many tokens the draft proposed for every row in it.
+    target_passes       how many forward_rows passes the target received (one per round).
+    draft_passes        how many forward_rows passes the draft received.
+    """
+
+    tokens: list[list[int]] = field(default_factory=list)
+    accepted_per_row: list[list[int]] = field(default_factory=list)
+    drafted_per_round: list[int] = field(default_factory=list)
+    target_passes: int = 0
+    draft_passes: int = 0
+
+    @property
+    def tokens_per_pass(self) -> float:
+        """New tokens of all rows per target pass: what one batched pass of the target buys."""
+        return tokens_per_pass([t for row in self.tokens for t in row], self.target_passes)
