@@ -5,9 +5,9 @@ what a pass over one token costs, because a decoding pass is bound by reading me
 weights, the rows' KV caches), not by arithmetic. A server decodes B requests at once, and a large
 batch erases the premise: the weights are read once per pass for all B rows, so the arithmetic on
 B·n tokens takes over and verifying n tokens costs about n times one. Past some batch size
-speculation makes the server slower; vLLM and SGLang turn it off or shorten it under load. With
-long contexts each row's KV cache, read at every pass and growing with B, dominates again, and
-speculation pays again at large batches (MagicDec, Chen et al., 2024).
+speculation makes the server slower (vLLM, for one, can switch it off above a batch size). With
+long contexts each row's KV cache, read at every pass, grows with B as fast as the arithmetic and
+dominates the pass, and speculation pays again at large batches (MagicDec, Chen et al., 2024).
 
 You get a table of measured (or modelled) pass costs and an acceptance rate, and compute which
 decoding wins at each batch size and context length.

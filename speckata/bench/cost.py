@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -33,12 +34,14 @@ from speckata.bench._cost_passes import BatchedGPTPass, BatchedLlamaPass
 
 SAMPLE_SECONDS = 0.02  # each sample times passes until about this long
 DEFAULT_CONTEXTS = {"shipped": [32, 240], "smollm2": [128, 1024]}
+DEFAULT_BATCHES = {"shipped": [1, 2, 4, 8, 16, 32, 64, 128, 256], "smollm2": [1, 2, 4, 8, 16, 32]}
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m speckata.bench cost", description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=("shipped", "smollm2"), default="shipped")
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32], metavar="B")
+    parser.add_argument("--batch-sizes", type=int, nargs="+", metavar="B",
+                        help="rows per pass (default 1 2 4 .. 256 shipped, 1 2 4 .. 32 smollm2)")
     parser.add_argument("--max-new", type=int, default=9, help="N: new tokens per row 1 .. N (default 9)")
     parser.add_argument("--contexts", type=int, nargs="+", metavar="L",
                         help="cached tokens per row (default 32 240 shipped, 128 1024 smollm2)")
@@ -47,6 +50,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="write the table and the command here")
     args = parser.parse_args(argv)
     args.contexts = args.contexts or DEFAULT_CONTEXTS[args.model]
+    args.batch_sizes = args.batch_sizes or DEFAULT_BATCHES[args.model]
     if min(args.batch_sizes) < 1 or args.batch_sizes != sorted(set(args.batch_sizes)) or args.max_new < 1 \
             or min(args.contexts) < 0 or args.repeats < 1:
         parser.error("batch sizes >= 1 and increasing, --max-new >= 1, contexts >= 0, --repeats >= 1")
@@ -131,17 +135,18 @@ def main(argv: list[str]) -> int:
     make_target, make_draft, describe = pass_makers(args.model)
     print(f"{describe}; {args.threads} thread(s), {args.repeats} interleaved repeats, "
           f"batch sizes {args.batch_sizes}, n = 1 .. {args.max_new}, contexts {args.contexts}")
-    started = time.perf_counter()
+    started, load_before = time.perf_counter(), os.getloadavg()[0]
     per_context = [measure_context(make_target, make_draft, context, args) for context in args.contexts]
     result = table(args, per_context)
     report(args, result)
-    print(f"measured in {time.perf_counter() - started:.0f} s")
+    load = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+    print(f"measured in {time.perf_counter() - started:.0f} s; the machine's load average (1 min) before and after: {load}")
     if args.json:
         record = {"command": "python -m speckata.bench cost " + " ".join(argv), "model": describe,
                   "threads": args.threads, "repeats": args.repeats, "unit": "seconds",
                   "batch_sizes": args.batch_sizes, "max_new_tokens": args.max_new, "context_lengths": args.contexts,
                   **result, "torch": torch.__version__, "machine": f"{platform.machine()} {cpu_name()}",
-                  "cache": "random keys and values (a pass's time does not depend on them)"}
+                  "load_average": load, "cache": "random keys and values (a pass's time does not depend on them)"}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(record, indent=1) + "\n")
         print(f"wrote {args.json}")
