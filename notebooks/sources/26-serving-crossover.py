@@ -67,7 +67,8 @@ print("commands:", *(table["command"] for table in tables.values()), sep="\n  ")
 #
 # Your `serving_throughput` and `best_gamma` on the measured tables: the throughput of the best g
 # divided by plain decoding's, by batch size, for two acceptance rates (an assumption: the
-# i.i.d. model of exercise 03, not a measured α). Below 1 (dotted), plain decoding wins.
+# i.i.d. model of exercise 03, not a measured α). On the dotted line at 1 the best g is 0: plain
+# decoding wins there (the ratio cannot fall below 1, since g = 0 is among the choices).
 
 # %%
 with learner.until_written():
