@@ -157,10 +157,14 @@ def test_random_cases_with_the_rules_match_the_reference(models):
             raise GradingFailure(f"{failure}\n\n(random case {index} of 12; the cases before it passed)") from None
 
 
-@pytest.mark.parametrize("prompts", [[[0], [1, 2, 3], [2], [3, 3]], [[1, 1, 1, 1, 1], [0]]])
+# Verifying is free for one row and not for two: once a row is done, rule (b) reads the first row.
+FINISHING_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0]], [1.0, 1.0], [1, 2])
+
+
+@pytest.mark.parametrize("models, seed", [("far", 9), ("close", 10), ("far", 11)])
 @pytest.mark.task(5)
-def test_rule_b_follows_the_active_rows_as_rows_finish(prompts):
-    check_case("order-2 chains, the draft near the target", *chains("close"), prompts, 12, 4, seed=9, costs=TOY_COSTS,
+def test_rule_b_follows_the_estimate_and_the_active_rows(models, seed):
+    check_case(f"order-2 chains ({models})", *chains(models), [[0, 1], [3, 2, 2]], 30, 4, seed=seed, costs=FINISHING_COSTS,
                initial_alpha=0.9, beta=0.3)
 
 
@@ -206,10 +210,10 @@ def test_temperature_zero_rows_equal_greedy_decoding(trained_models):
 # Task 7: every row is distributed as the target's own sampling of its prompt ------------------------------
 
 STAT_RUNS = 1000
-STAT_SEED = 20261227
+STAT_SEED = 20261228
 STAT_PROMPTS = [[0], [1, 2], [2, 0, 1]]
 STAT_LENGTH = 3
-STAT_RULES = {"threshold": 0.35, "costs": ([[10.0] * 3, [10.0, 11.0, 12.0], [10.0, 16.0, 22.0]], [1.0] * 3, [1, 2, 3]),
+STAT_RULES = {"threshold": 0.3, "costs": ([[10.0] * 3, [10.0, 10.5, 11.0], [10.0, 11.0, 16.0]], [0.5] * 3, [1, 2, 3]),
               "initial_alpha": 0.6}
 STAT_ALPHA = 1e-3
 
@@ -247,11 +251,11 @@ def test_every_row_is_distributed_as_the_target():
     Statistic: for each of the 3 rows (prompts [0], [1, 2], [2, 0, 1]), Pearson's chi-square of
     the counts of the 27 sequences of 3 new tokens against their exact probabilities under the
     order-1 target chain, sequences expected fewer than 5 times pooled. Sample: 1000 batched runs
-    (max_gamma 2, threshold 0.35, a 3-row cost table, initial_alpha 0.6) from one generator seeded
-    with 20261227. Threshold: fail when the smallest of the 3 p-values is below 1e-3. The margin
-    gate (tests/maintainer/test_margins_chi_square.py) checks the reference clears it with room
-    and that a decoder advancing every row by the batch's minimum with the resampling shortcut
-    scores far below.
+    (max_gamma 2, threshold 0.3, a 3-row cost table, initial_alpha 0.6) from one generator seeded
+    with 20261228. Threshold: fail when the smallest of the 3 p-values is below 1e-3. The
+    reference's smallest is 0.17; the margin gate (tests/maintainer/test_margins_chi_square.py)
+    checks that, and that a decoder advancing every row by the batch's minimum with the
+    resampling shortcut scores far below (2e-8 here).
     """
     for b, (statistic, df, pvalue, counts) in enumerate(row_chi_squares(adaptive_speculative_generate())):
         if pvalue < STAT_ALPHA:
