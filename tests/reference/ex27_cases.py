@@ -31,11 +31,13 @@ def describe(models: str, prompts, max_new_tokens, max_gamma, seed, temperature,
             f"temperature={temperature}{settings})\n  models: {models}")
 
 
-def rules_lines(trace, limit: int = 12) -> list[str]:
+def rules_lines(trace, around: int | None = None, shown: int = 8) -> list[str]:
+    """The rules' decisions, round by round: the rounds up to `around` (the first differing round), or the first ones."""
+    first = 0 if around is None else max(0, min(around + 1, len(trace.rounds)) - shown)
     lines = ["The rules' decisions in the reference (ema before the round, rule (b)'s gamma, the cap, k after rule (a)):"]
-    for round_ in trace.rounds[:limit]:
+    for round_ in trace.rounds[first : first + shown]:
         confidences = "; ".join("[" + ", ".join(f"{c:.3f}" for c in pass_) + "]" for pass_ in round_.confidences)
-        lines.append(f"  round {round_.number}: ema {round_.ema:.4f}, gamma {round_.gamma}, most {round_.most}, "
+        lines.append(f"  round {round_.number}: {len(round_.rows)} active rows, ema {round_.ema:.4f}, gamma {round_.gamma}, most {round_.most}, "
                      f"k {round_.k}; path confidences after each draft pass: {confidences or 'none'}")
     return lines
 
@@ -65,7 +67,7 @@ def check_case(function, models: str, target, draft, prompts, max_new_tokens, ma
 
     def fail(headline):
         report = mismatch_report(headline, case, trace, result.tokens, difference)
-        report.add("", *rules_lines(trace))
+        report.add("", *rules_lines(trace, None if difference is None else (difference[2] or difference[3])[0]))
         raise report.failure()
 
     if difference is not None:
