@@ -40,7 +40,7 @@ adaptive_speculative_generate(target, draft, prompts, max_new_tokens, max_gamma,
     ema, starting at initial_alpha. Each round, with A active rows:
     0. gamma = max_gamma if costs is None, else min(max_gamma, next_gamma(ema, A, *costs));
        most = min(gamma, max over active rows of (max_new_tokens - its new tokens) - 1).
-    1. Draft, at most `most` passes. Every active row starts the round with confidence 1; after
+    1. Draft, at most `most` passes. Every active row starts the round with confidence 1.0 (float64); after
        draft pass j (its draws done), each row's confidence is multiplied by q_j[row, x_j[row]],
        the draft's probability of the token it just drew (a path confidence, as EAGLE-2's). If
        j < most and keep_drafting(confidence, threshold) is False, drafting stops: k = j. Else

@@ -21,23 +21,17 @@ from speckata.models.decoding import autoregressive_generate
 from speckata.models.markov import random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
-from speckata.roofline import modelled_draft_cost, modelled_target_cost
 from tests.reference import ex27_cases as cases
 from tests.reference import ex27_reference as reference
 from tests.reference.ex25_cases import chains
 from tests.reference.ex25_reference import reference_batched_generate
+from tests.reference.ex27_cases import FINISHING_COSTS, GPU_COSTS, TOY_COSTS
 from tests.shared.statistics import pooled_chi_square
 
 EXERCISE = "27-adaptive-draft-length"
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
-# A toy table: one row is free to verify (n costs nothing), two rows pay a little, four rows a lot.
-TOY_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0], [10.0, 20.0, 30.0, 40.0, 50.0]], [1.0, 1.0, 1.0], [1, 2, 4])
-# Modelled H100 costs of Llama-3-8B with a Llama-3.2-1B draft (speckata.roofline) at 1024 cached tokens.
-GPU_SIZES = [1, 4, 16, 64, 256]
-GPU_COSTS = (modelled_target_cost(GPU_SIZES, 9, [1024])[:, :, 0].tolist(), modelled_draft_cost(GPU_SIZES, [1024])[:, 0].tolist(),
-             GPU_SIZES)
 
 
 def adaptive_speculative_generate():
@@ -155,10 +149,6 @@ def test_random_cases_with_the_rules_match_the_reference(models):
                        temperature=[1.0, 0.7, 1.5][index % 3], **rules)
         except GradingFailure as failure:
             raise GradingFailure(f"{failure}\n\n(random case {index} of 12; the cases before it passed)") from None
-
-
-# Verifying is free for one row and not for two: once a row is done, rule (b) reads the first row.
-FINISHING_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0]], [1.0, 1.0], [1, 2])
 
 
 @pytest.mark.parametrize("models, seed", [("far", 9), ("close", 10), ("far", 11)])

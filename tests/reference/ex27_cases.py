@@ -5,6 +5,7 @@ ex27_reference.py) on the same models and seed, both wrapped in RecordingModel, 
 row's tokens, every call each model received (exercise 25's comparison: ids, row lengths, mask,
 positions, crops, in round order), the statistics and the generator's state. The report adds, per
 round, what the rules decided: the estimate, rule (b)'s gamma, the cap and rule (a)'s confidences.
+The suite's cost tables are here too.
 """
 
 from __future__ import annotations
@@ -13,11 +14,22 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.models.recording import RecordingModel
+from speckata.roofline import modelled_draft_cost, modelled_target_cost
 from tests.reference.ex10_cases import draws_difference
 from tests.reference.ex25_cases import check_result_shape
 from tests.reference.ex25_recorded import first_call_difference, learner_rounds
 from tests.reference.ex25_report import call_headline, mismatch_report
 from tests.reference.ex27_reference import reference_adaptive_generate
+
+# A toy table: one row is free to verify (n costs nothing), two rows pay a little, four rows a lot.
+TOY_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0], [10.0, 20.0, 30.0, 40.0, 50.0]], [1.0, 1.0, 1.0], [1, 2, 4])
+# Modelled H100 costs of Llama-3-8B with a Llama-3.2-1B draft (speckata.roofline) at 1024 cached tokens.
+GPU_SIZES = [1, 4, 16, 64, 256]
+GPU_COSTS = (modelled_target_cost(GPU_SIZES, 9, [1024])[:, :, 0].tolist(),
+             modelled_draft_cost(GPU_SIZES, [1024])[:, 0].tolist(),
+             GPU_SIZES)
+# Verifying is free for one row and not for two: once a row is done, rule (b) reads the first row.
+FINISHING_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0]], [1.0, 1.0], [1, 2])
 
 # A stop decision closer to the threshold than this may go either way with float rounding (a
 # float32 draft's probabilities multiplied in float32 or float64): such a case is a bad case.
@@ -48,8 +60,11 @@ def check_case(function, models: str, target, draft, prompts, max_new_tokens, ma
     rec_target, rec_draft = RecordingModel(target), RecordingModel(draft)
     learner_generator = torch.Generator().manual_seed(seed)
     reference_generator = torch.Generator().manual_seed(seed)
-    run_reference = lambda: reference_adaptive_generate(target, draft, prompts, max_new_tokens, max_gamma,  # noqa: E731
-                                                        reference_generator, temperature, **rules)
+
+    def run_reference():
+        return reference_adaptive_generate(target, draft, prompts, max_new_tokens, max_gamma, reference_generator,
+                                           temperature, **rules)
+
     try:
         result = call_learner(function, rec_target, rec_draft, [list(p) for p in prompts], max_new_tokens, max_gamma,
                               learner_generator, temperature=temperature, case=case, **rules)
