@@ -30,6 +30,7 @@ RUNS_YOUR_CODE = ("01-speculative-step", "02-acceptance-rate", "03-speedup", "04
                   "17-typical-acceptance",
                   "18-tree-attention-mask", "19-jacobi-decoding", "20-tree-verification", "21-medusa-heads",
                   "22-eagle-head", "23-early-exit")
+RUNS_YOUR_CODE += ("27-adaptive-draft-length",)
 
 
 # Each run is a subprocess (one kernel each), as many at a time as there are CPUs: a kernel runs
