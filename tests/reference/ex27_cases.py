@@ -1,0 +1,102 @@
+"""Exercise 27-adaptive-draft-length: how one decoder case is run and judged.
+
+check_case runs the learner's adaptive decoder and the reference (tests/reference/
+ex27_reference.py) on the same models and seed, both wrapped in RecordingModel, and compares every
+row's tokens, every call each model received (exercise 25's comparison: ids, row lengths, mask,
+positions, crops, in round order), the statistics and the generator's state. The report adds, per
+round, what the rules decided: the estimate, rule (b)'s gamma, the cap and rule (a)'s confidences.
+The suite's cost tables are here too.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from speckata.grading import GradingFailure, call_learner
+from speckata.models.recording import RecordingModel
+from speckata.roofline import modelled_draft_cost, modelled_target_cost
+from tests.reference.ex10_cases import draws_difference
+from tests.reference.ex25_cases import check_result_shape
+from tests.reference.ex25_recorded import first_call_difference, learner_rounds
+from tests.reference.ex25_report import call_headline, mismatch_report
+from tests.reference.ex27_reference import reference_adaptive_generate
+
+# A toy table: one row is free to verify (n costs nothing), two rows pay a little, four rows a lot.
+TOY_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0], [10.0, 20.0, 30.0, 40.0, 50.0]], [1.0, 1.0, 1.0], [1, 2, 4])
+# Modelled H100 costs of Llama-3-8B with a Llama-3.2-1B draft (speckata.roofline) at 1024 cached tokens.
+GPU_SIZES = [1, 4, 16, 64, 256]
+GPU_COSTS = (modelled_target_cost(GPU_SIZES, 9, [1024])[:, :, 0].tolist(),
+             modelled_draft_cost(GPU_SIZES, [1024])[:, 0].tolist(),
+             GPU_SIZES)
+# Verifying is free for one row and not for two: once a row is done, rule (b) reads the first row.
+FINISHING_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0]], [1.0, 1.0], [1, 2])
+
+# A stop decision closer to the threshold than this may go either way with float rounding (a
+# float32 draft's probabilities multiplied in float32 or float64): such a case is a bad case.
+MIN_THRESHOLD_GAP = {torch.float32: 1e-5, torch.float64: 1e-9}
+
+
+def describe(models: str, prompts, max_new_tokens, max_gamma, seed, temperature, rules: dict) -> str:
+    settings = "".join(f", {name}={value!r}" for name, value in rules.items())
+    return (f"The case: adaptive_speculative_generate(target, draft, prompts={[list(p) for p in prompts]}, "
+            f"max_new_tokens={max_new_tokens}, max_gamma={max_gamma}, generator=torch.Generator().manual_seed({seed}), "
+            f"temperature={temperature}{settings})\n  models: {models}")
+
+
+def rules_lines(trace, around: int | None = None, shown: int = 8) -> list[str]:
+    """The rules' decisions, round by round: the rounds up to `around` (the first differing round), or the first ones."""
+    first = 0 if around is None else max(0, min(around + 1, len(trace.rounds)) - shown)
+    lines = ["The rules' decisions in the reference (ema before the round, rule (b)'s gamma, the cap, k after rule (a)):"]
+    for round_ in trace.rounds[first : first + shown]:
+        confidences = "; ".join("[" + ", ".join(f"{c:.3f}" for c in pass_) + "]" for pass_ in round_.confidences)
+        lines.append(f"  round {round_.number}: {len(round_.rows)} active rows, ema {round_.ema:.4f}, gamma {round_.gamma}, most {round_.most}, "
+                     f"k {round_.k}; path confidences after each draft pass: {confidences or 'none'}")
+    return lines
+
+
+def check_case(function, models: str, target, draft, prompts, max_new_tokens, max_gamma, seed, temperature=1.0, **rules):
+    """Run the learner and the reference on the same models and seed; compare everything."""
+    case = describe(models, prompts, max_new_tokens, max_gamma, seed, temperature, rules)
+    rec_target, rec_draft = RecordingModel(target), RecordingModel(draft)
+    learner_generator = torch.Generator().manual_seed(seed)
+    reference_generator = torch.Generator().manual_seed(seed)
+
+    def run_reference():
+        return reference_adaptive_generate(target, draft, prompts, max_new_tokens, max_gamma, reference_generator,
+                                           temperature, **rules)
+
+    try:
+        result = call_learner(function, rec_target, rec_draft, [list(p) for p in prompts], max_new_tokens, max_gamma,
+                              learner_generator, temperature=temperature, case=case, **rules)
+    except GradingFailure as failure:
+        difference = first_call_difference(run_reference().calls, learner_rounds(rec_target, rec_draft))
+        if difference is None:
+            raise
+        raise GradingFailure(f"{failure}\n\nBefore it raised, adaptive_speculative_generate {call_headline(difference)}.") from None
+    check_result_shape(result, len(prompts), max_new_tokens)
+    trace = run_reference()
+    gap = min([round_.closest for round_ in trace.rounds] + [float("inf")])
+    dtype = next(draft.parameters()).dtype if hasattr(draft, "parameters") else torch.float64
+    assert gap > MIN_THRESHOLD_GAP[dtype], f"a path confidence within {gap:.1e} of the threshold: pick another case"
+    difference = first_call_difference(trace.calls, learner_rounds(rec_target, rec_draft))
+
+    def fail(headline):
+        report = mismatch_report(headline, case, trace, result.tokens, difference)
+        report.add("", *rules_lines(trace, None if difference is None else (difference[2] or difference[3])[0]))
+        raise report.failure()
+
+    if difference is not None:
+        fail(f"adaptive_speculative_generate {call_headline(difference)}; everything before was right.")
+    if result.tokens != trace.tokens:
+        row = next(b for b, (mine, theirs) in enumerate(zip(result.tokens, trace.tokens)) if mine != theirs)
+        fail(f"Every call was right, but row {row}'s tokens differ from the contract's.")
+    stats = {"accepted_per_row": trace.accepted_per_row, "drafted_per_round": trace.drafted_per_round,
+             "target_passes": len(trace.rounds), "draft_passes": sum(trace.drafted_per_round)}
+    for name, expected in stats.items():
+        got = getattr(result, name)
+        if got != expected:
+            fail(f"The tokens and calls are right but result.{name} is {got!r}; expected {expected!r}.")
+    drawn = draws_difference(reference_generator, learner_generator)
+    if drawn:
+        fail(f"The tokens are right but adaptive_speculative_generate drew {drawn} random numbers than the contract.")
+    return result, trace

@@ -1,0 +1,110 @@
+"""Exercise 27-adaptive-draft-length: an independent reference of the two rules and the adaptive decoder.
+
+It imports nothing from solutions/. The rules are written from the exercise text: the stop test,
+the moving average of the maximum-likelihood acceptance rate, and the table's row with the best
+gamma computed in exact rational arithmetic by exercise 26's reference (tests/reference/
+ex26_reference.py). The decoder reuses exercise 25's reference pieces (its own row counters and
+ragged feeds, its inverse-CDF draft sampler, its trace of rounds and calls) and exercise 08's
+reference verifier; only the round's k is chosen here. Each round also records the rule (b)
+length (gamma), the cap (most), the estimate before the round (ema) and the path confidences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from speckata.models.sampling import next_token_probabilities
+from tests.reference.ex08_reference import contract_uniforms, expected_rows, unpadded
+from tests.reference.ex25_reference import BatchTrace, Round, RowRound, Rows, inverse_cdf
+from tests.reference.ex26_reference import exact_best, exact_throughput
+
+
+def reference_keep_drafting(confidence, threshold: float) -> bool:
+    return not all(float(c) < threshold for c in confidence)
+
+
+def reference_update_acceptance(ema: float, accepted: list[int], k: int, beta: float) -> float:
+    if k == 0:
+        return ema
+    kept, tested = sum(accepted), sum(min(a + 1, k) for a in accepted)
+    return beta * (kept / tested) + (1 - beta) * ema
+
+
+def reference_table_row(active_rows: int, batch_sizes) -> int:
+    below = [b for b, size in enumerate(batch_sizes) if int(size) <= active_rows]
+    return below[-1] if below else 0
+
+
+def reference_next_gamma(alpha: float, active_rows: int, target_cost, draft_cost, batch_sizes) -> int:
+    row = reference_table_row(active_rows, batch_sizes)
+    target = [[[float(c)] for c in target_cost[row]]]
+    best, _ = exact_best(exact_throughput(target, [[float(draft_cost[row])]], [batch_sizes[row]], alpha))
+    return best[0][0]
+
+
+@dataclass
+class AdaptiveRound(Round):
+    ema: float = 0.0  # the estimate rule (b) read before the round
+    gamma: int = 0  # rule (b)'s length (max_gamma without costs)
+    most: int = 0  # the cap: gamma, and the tokens the rows still need
+    confidences: list[list[float]] = field(default_factory=list)  # after each draft pass, one per active row
+    closest: float = float("inf")  # the smallest |confidence - threshold| of a stop decision taken
+
+
+def reference_adaptive_generate(target, draft, prompts, max_new_tokens: int, max_gamma: int, generator: torch.Generator,
+                                temperature: float = 1.0, threshold: float = 0.0, costs=None, beta: float = 0.5,
+                                initial_alpha: float = 0.5) -> BatchTrace:
+    """Runs on the given models (their rows are reset) and returns the full trace (rounds: AdaptiveRound)."""
+    batch = len(prompts)
+    sequences = [[int(t) for t in prompt] for prompt in prompts]
+    trace = BatchTrace([[] for _ in range(batch)])
+    target_rows, draft_rows = Rows("target", target, trace, batch), Rows("draft", draft, trace, batch)
+    ema = float(initial_alpha)
+    while any(len(tokens) < max_new_tokens for tokens in trace.tokens):
+        number = len(trace.rounds) + 1
+        active = [b for b in range(batch) if len(trace.tokens[b]) < max_new_tokens]
+        gamma = max_gamma if costs is None else min(max_gamma, reference_next_gamma(ema, len(active), *costs))
+        most = min(gamma, max(max_new_tokens - len(trace.tokens[b]) for b in active) - 1)
+        round_ = AdaptiveRound(number, 0, ema=ema, gamma=gamma, most=most)
+        pending = [sequences[b][draft_rows.lengths[b]:] if b in active else [] for b in range(batch)]
+        drafted, q = {b: [] for b in active}, {b: [] for b in active}
+        confidence = [1.0] * len(active)
+        for j in range(1, most + 1):
+            logits = draft_rows.feed(pending, number)
+            probs = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - 1] for b in active]), temperature)
+            u = torch.rand((len(active),), generator=generator, dtype=torch.float64)
+            pending = [[] for _ in range(batch)]
+            for index, b in enumerate(active):
+                token = inverse_cdf(probs[index].double().numpy(), float(u[index]))
+                drafted[b].append(token)
+                q[b].append(probs[index])
+                pending[b] = [token]
+                confidence[index] *= float(probs[index, token])
+            round_.confidences.append(list(confidence))
+            if j < most:
+                round_.closest = min([round_.closest] + [abs(c - threshold) for c in confidence])
+                if not reference_keep_drafting(confidence, threshold):
+                    break
+        k = round_.k = len(round_.confidences)
+        pending = [sequences[b][target_rows.lengths[b]:] + drafted[b] if b in active else [] for b in range(batch)]
+        logits = target_rows.feed(pending, number)
+        p = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - k - 1 : len(pending[b])] for b in active]),
+                                     temperature)
+        q_all = torch.stack([torch.stack(q[b]) if k else torch.empty((0, p.shape[-1]), dtype=p.dtype) for b in active])
+        drafts = torch.tensor([drafted[b] for b in active], dtype=torch.int64).reshape(len(active), k)
+        u, v = contract_uniforms(generator, len(active), k, torch.float64, "cpu")
+        accepted = []
+        for index, (b, expected) in enumerate(zip(active, expected_rows(p, q_all, drafts, u, v))):
+            emitted = unpadded(expected.tokens)[: max_new_tokens - len(trace.tokens[b])]
+            sequences[b] += emitted
+            trace.tokens[b] += emitted
+            accepted.append(expected.num_accepted)
+            round_.rows.append(RowRound(b, drafted[b], expected.num_accepted, emitted))
+        ema = reference_update_acceptance(ema, accepted, k, beta)
+        trace.rounds.append(round_)
+        keep = [len(sequence) - 1 for sequence in sequences]
+        target_rows.crop(keep, number)
+        draft_rows.crop(keep, number)
+    return trace
