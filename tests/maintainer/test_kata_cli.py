@@ -248,7 +248,7 @@ def test_progress_solution_gating_and_reset_in_a_repository(repository, state_di
 
 # kata watch -------------------------------------------------------------------------------------
 
-def read_until(lines: queue.Queue, phrase: str, seen: list[str], seconds: float = 30) -> None:
+def read_until(lines: queue.Queue, phrase: str, seen: list[str], seconds: float = 180) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -285,7 +285,7 @@ def test_watch_rechecks_when_the_file_is_saved_and_ctrl_c_exits_cleanly(tmp_path
         read_until(lines, "SOLVED", seen)
         read_until(lines, "Watching", seen)
         watcher.send_signal(signal.SIGINT)
-        assert watcher.wait(timeout=15) == 0
+        assert watcher.wait(timeout=120) == 0
     finally:
         if watcher.poll() is None:
             watcher.kill()
