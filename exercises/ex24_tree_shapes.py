@@ -20,19 +20,19 @@ tries a node's children in rank order and stops at the first accepted one. So th
 is the accepted one with chance  c[k] = acceptance[k] * (1 - acceptance[0]) * ... * (1 - acceptance[k-1]),
 and a node is reached (every node on its rank path accepted) with the product of c over its path.
 
-Task 1: expected_tokens(tree, acceptance) -> float
+expected_tokens(tree, acceptance) -> float                       (Task 1)
     The expected tokens per target pass of the shape `tree` (rank paths or a TreeShape): 1 (the
     correction or bonus token every pass makes) plus, over every node, the chance that it is
     reached. A plain Python float. An empty tree gives 1.0. (A chain of n nodes under a constant
     acceptance a gives exercise 03's 1 + a + ... + a^n.)
-Task 2: optimal_tree(acceptance, budget, max_depth=None) -> TreeShape
+optimal_tree(acceptance, budget, max_depth=None) -> TreeShape   (Task 2)
     A shape of exactly `budget` nodes, no child rank >= len(acceptance), no node deeper than
     max_depth (None: no limit), whose expected_tokens is the largest of all such shapes. Several
     shapes often tie: any one of largest value is right (the grader computes your shape's value
     and compares it with the optimum to a relative 1e-9). Enumerating every shape is hopeless past
     ~15 nodes: write the dynamic programme (the theory page derives it). It must answer a budget of
     64 with 8 acceptance entries in well under a second.
-Task 3: dynamic_tree(draft_probs, budget, top_k, depth) -> TreeShape
+dynamic_tree(draft_probs, budget, top_k, depth) -> TreeShape    (Task 3)
     EAGLE-2's rule. draft_probs(path) is the draft's next-token distribution after the newest token
     followed by the tokens `path` (a tuple of plain ints; () for the newest token itself): a 1-D
     list or array of probabilities in [0, 1]. A node's confidence is the product of the draft's
@@ -82,9 +82,9 @@ Worked example. Acceptance 0.5 for the first child and 0.5 for the second: c = [
 (1, 1) 0.3 * 0.05 = 0.015; kept: the four largest, (1,) before (0, 0) on their tie by depth.)
 
 Tasks (the grader reports a failure by its task number):
-    Task 1: expected_tokens
-    Task 2: optimal_tree
-    Task 3: dynamic_tree
+    Task 1: expected_tokens, the value of a shape
+    Task 2: optimal_tree, the best shape for a budget
+    Task 3: dynamic_tree, EAGLE-2's expansion, replayed
     Task 4: bad input
 
 Check it with:  kata check 24-tree-shapes   (or: pytest tests/test_24_tree_shapes.py)
@@ -92,7 +92,7 @@ Check it with:  kata check 24-tree-shapes   (or: pytest tests/test_24_tree_shape
 
 import numpy as np  # noqa: F401
 
-from speckata.models.tree_shapes import TreeShape  # noqa: F401  (given)
+from speckata.models.tree_shapes import TreeShape
 
 
 def expected_tokens(tree, acceptance) -> float:

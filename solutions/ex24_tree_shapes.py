@@ -1,6 +1,6 @@
 """Exercise 24-tree-shapes: reference solution. The exercise text is in exercises/ex24_tree_shapes.py."""
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -60,7 +60,7 @@ def optimal_tree(acceptance, budget, max_depth=None) -> TreeShape:
         raise ValueError(f"budget = {budget} nodes do not fit in a tree of at most {len(chances)} children per "
                          f"node and depth {depth} (at most {most} nodes)")
 
-    @lru_cache(maxsize=None)
+    @cache
     def children(nodes: int, rank: int, height: int) -> tuple[float, tuple]:
         """The best value of ``nodes`` nodes given to the children of ranks rank, rank + 1, ... of one node,
         each child's subtree at most ``height`` deep, and the sizes of those subtrees."""

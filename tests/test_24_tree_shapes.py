@@ -95,7 +95,7 @@ def check_dynamic(seed, vocab, step, budget, top_k, depth, what: str):
                              f"confident first: {expected}")
 
 
-# Task 1: expected_tokens ---------------------------------------------------------------------------
+# Task 1: expected_tokens, the value of a shape ---------------------------------------------------
 
 @pytest.mark.task(1)
 def test_expected_tokens_worked_example():
@@ -140,7 +140,7 @@ def test_expected_tokens_on_generated_shapes():
         check_expected(TreeShape(paths) if index % 2 else paths, acceptance, f"generated case {index}")
 
 
-# Task 2: optimal_tree -------------------------------------------------------------------------------
+# Task 2: optimal_tree, the best shape for a budget -----------------------------------------------
 
 @pytest.mark.task(2)
 def test_optimal_tree_worked_example():
@@ -186,7 +186,7 @@ def test_optimal_tree_on_generated_vectors():
         check_optimum(acceptance, budget, brute_force_optimum(acceptance, budget), f"generated case {index}")
 
 
-# Task 3: dynamic_tree -------------------------------------------------------------------------------
+# Task 3: dynamic_tree, EAGLE-2's expansion, replayed ---------------------------------------------
 
 @pytest.mark.task(3)
 def test_dynamic_tree_worked_example():

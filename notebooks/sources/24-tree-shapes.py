@@ -10,9 +10,9 @@
 # file and run them again.
 
 # %%
+import learner
 import matplotlib.pyplot as plt
 
-import learner
 from speckata.models.tree_shapes import chain
 
 expected_tokens = learner.yours("ex24_tree_shapes", "expected_tokens")

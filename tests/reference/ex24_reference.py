@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 
 def chances(acceptance) -> list[Fraction]:
@@ -62,14 +62,14 @@ def dp_optimum(acceptance, budget: int, max_depth: int | None = None) -> float:
     c = [float(x) for x in chances(acceptance)]
     width = len(c)
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(n: int, k: int, h: int) -> float | None:
         if n == 0:
             return 0.0
         if k >= width or h == 0:
             return None
         options = []
-        for own in range(0, n):  # nodes under the rank-k child; the rest go to its younger siblings
+        for own in range(n):  # nodes under the rank-k child; the rest go to its younger siblings
             under, siblings = best(own, 0, h - 1), best(n - 1 - own, k + 1, h)
             if under is not None and siblings is not None:
                 options.append(c[k] * (1.0 + under) + siblings)
