@@ -25,7 +25,8 @@ import time
 import torch
 
 from speckata.bench.tree_dynamic import dynamic_generate
-from speckata.bench.tree_measures import acceptance_vector, pass_costs, spread
+from speckata.bench.tree_measures import acceptance_vector, pass_costs, spread, wall_clock
+from speckata.models.decoding import autoregressive_generate
 from speckata.models.pretrained import load_draft, load_target, text_windows
 from speckata.models.tree_shapes import TreeShape, chain
 from speckata.real.graded import graded_function
@@ -54,6 +55,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--top-k", type=int, default=3, help="dynamic tree: children per expanded node (default 3)")
     parser.add_argument("--depth", type=int, default=5, help="dynamic tree: levels expanded (default 5)")
     parser.add_argument("--cost-repeats", type=int, default=30, help="timed pass repeats (default 30; 0: none)")
+    parser.add_argument("--walltime-repeats", type=int, default=3,
+                        help="interleaved timed repeats of plain decoding, the chain and the DP tree (default 3; 0: none)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--target", default="solutions", help="folder holding exercises 18, 20 and 24")
     parser.add_argument("--json", help="also write the results to this file")
@@ -111,9 +114,19 @@ def main(argv: list[str]) -> int:
     if args.cost_repeats:
         chain_mask = lambda w, start: (mask(list(range(-1, w - 1)), start), positions(list(range(-1, w - 1)), start))
         costs = pass_costs(target, draft, windows[0].tolist(), (1, 5, 9, 17, 33), args.cost_repeats, chain_mask)
+    walltime = {}
+    if args.walltime_repeats and "sampled" in args.children:
+        runs = {"plain": lambda prompt, g: autoregressive_generate(target, prompt, args.tokens, g, args.temperature)}
+        for row in rows:
+            if row["children"] == "sampled" and row["decoder"] in ("chain", "dp"):
+                runs[f"{row['decoder']} sampled n={row['nodes']}"] = (
+                    lambda prompt, g, paths=row["shape"]: tree_generate(target, draft, prompt, args.tokens, paths, g,
+                                                                        args.temperature, "sampled"))
+        walltime = wall_clock(runs, prompts, args.walltime_repeats)
     report = {"settings": {k: v for k, v in vars(args).items() if k not in ("json", "target")},
               "acceptance": {rule: vector for rule, (vector, _) in vectors.items()},
               "acceptance_positions": next(iter(vectors.values()))[1], "rows": rows, "pass_costs": costs,
+              "walltime": walltime,
               "seconds": time.perf_counter() - began}
     print_report(report)
     if args.json:
@@ -142,6 +155,11 @@ def print_report(report: dict) -> None:
         print("pass cost relative to a one-token target pass (median, one thread): "
               + ", ".join(f"target {k} tokens {v:.2f}" for k, v in report["pass_costs"].items() if k != "draft")
               + f", draft 1 token {report['pass_costs']['draft']:.2f}")
+    if report["walltime"]:
+        print("wall clock (all prompts, one thread), speedup over plain per interleaved repeat: mean (min .. max)")
+        for name, timing in report["walltime"].items():
+            t = timing["speedup"]
+            print(f"  {name:18} {timing['median_s']:7.3f} s   x{t['mean']:.2f} ({t['min']:.2f} .. {t['max']:.2f})")
     print(f"wall time {report['seconds']:.0f} s")
 
 

@@ -91,3 +91,20 @@ def pass_costs(target, draft, context: list[int], widths, repeats: int, chain_ma
 
 def spread(values: list[float]) -> dict[str, float]:
     return {"mean": statistics.fmean(values), "min": min(values), "max": max(values)}
+
+
+def wall_clock(runs: dict, prompts: list[list[int]], repeats: int) -> dict[str, dict[str, float]]:
+    """Seconds to decode every prompt once with each run(prompt, generator), the runs interleaved
+    ``repeats`` times; per run: the median and, against the first run ("plain"), the speedup of each
+    repeat (that repeat's plain time over its own) as mean .. min .. max."""
+    seconds = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            for index, prompt in enumerate(prompts):
+                run(prompt, torch.Generator().manual_seed(index))
+            seconds[name].append(time.perf_counter() - start)
+    plain = seconds[next(iter(runs))]
+    return {name: {"median_s": statistics.median(times),
+                   "speedup": spread([base / mine for base, mine in zip(plain, times)])}
+            for name, times in seconds.items()}

@@ -50,6 +50,7 @@ def test_a_short_run_prints_every_decoder_and_writes_its_json(tmp_path):
     out = tmp_path / "tree.json"
     run = subprocess.run([sys.executable, "-m", "speckata.bench", "tree", "--tokens", "6", "--prompts", "1",
                           "--seed-sets", "2", "--budgets", "4", "--acceptance-windows", "2", "--cost-repeats", "2",
+                          "--walltime-repeats", "1",
                           "--json", str(out)], cwd=repo_root(), capture_output=True, text=True, timeout=600,
                          check=False)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -60,3 +61,4 @@ def test_a_short_run_prints_every_decoder_and_writes_its_json(tmp_path):
     report = json.loads(out.read_text())
     assert len(report["rows"]) == 6 and all(len(row["per_seed_set"]) == 2 for row in report["rows"])
     assert set(report["pass_costs"]) == {"1", "5", "9", "17", "33", "draft"}
+    assert set(report["walltime"]) == {"plain", "chain sampled n=4", "dp sampled n=4"}
