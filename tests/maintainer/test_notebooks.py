@@ -29,7 +29,7 @@ RUNS_YOUR_CODE = ("01-speculative-step", "02-acceptance-rate", "03-speedup", "04
                   "13-ngram-draft", "14-block-verification", "15-multi-candidate", "16-top-k-drafts",
                   "17-typical-acceptance",
                   "18-tree-attention-mask", "19-jacobi-decoding", "20-tree-verification", "21-medusa-heads",
-                  "22-eagle-head", "23-early-exit")
+                  "22-eagle-head", "23-early-exit", "24-tree-shapes")
 
 
 # Each run is a subprocess (one kernel each), as many at a time as there are CPUs: a kernel runs
