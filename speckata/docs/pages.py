@@ -96,16 +96,19 @@ def stage(root: Path, docs_dir: Path) -> None:
 
 
 def navigation() -> list:
-    """Home, then one section per track in ladder order, one entry per exercise with its three pages."""
+    """Home, then the exercises in ladder order, one entry each with its three pages, in a section per
+    run of one track (a track whose exercises are not contiguous, as trees' 18-20 and 24, gets two)."""
     nav: list = [{"Home": "index.md"}]
-    tracks: dict[str, list] = {}
+    runs: list[tuple[str, list]] = []
     for exercise in load_manifest():
-        tracks.setdefault(exercise.track, []).append({f"{exercise.number} {short_title(exercise)}": [
+        if not runs or runs[-1][0] != exercise.track:
+            runs.append((exercise.track, []))
+        runs[-1][1].append({f"{exercise.number} {short_title(exercise)}": [
             {"Theory": theory_page(exercise)},
             {"Exercise": exercise_page(exercise)},
             {"Notebook": notebook_page(exercise)},
         ]})
-    nav += [{f"{track} track": entries} for track, entries in tracks.items()]
+    nav += [{f"{track} track": entries} for track, entries in runs]
     return nav
 
 
