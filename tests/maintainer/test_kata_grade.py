@@ -227,7 +227,10 @@ def test_sigterm_writes_what_was_graded_and_leaves_no_temporary_folder(tmp_path)
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "TMPDIR": str(scratch)})
     deadline = time.monotonic() + 600
-    while not any("endless_loop" in line and " -m pytest " in line for line in command_lines()):
+    # Only this test's own runs (their command lines name its TMPDIR): another run of this suite
+    # on the same machine must not be mistaken for ours.
+    ours = lambda line: "endless_loop" in line and " -m pytest " in line and str(scratch) in line  # noqa: E731
+    while not any(ours(line) for line in command_lines()):
         assert process.poll() is None and time.monotonic() < deadline, "the loop's run never started"
         time.sleep(0.1)
     process.terminate()
@@ -236,7 +239,7 @@ def test_sigterm_writes_what_was_graded_and_leaves_no_temporary_folder(tmp_path)
     assert states(out) == {"honest_solved": "solved", "endless_loop": "error"}
     assert "interrupted (SIGTERM)" in json.loads((out / "endless_loop" / "results.json").read_text())["message"]
     assert list(scratch.iterdir()) == []
-    assert not [line for line in command_lines() if "endless_loop" in line and " -m pytest " in line]
+    assert not [line for line in command_lines() if ours(line)]
 
 
 def test_every_reference_solution_is_solved_inside_the_sandbox(tmp_path):
