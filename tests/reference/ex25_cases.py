@@ -81,19 +81,26 @@ def check_case(function, models: str, target, draft, prompts, max_new_tokens, ga
     def fail(headline):
         raise mismatch_report(headline, case, trace, result.tokens, difference).failure()
 
+    compare_with_trace("batched_speculative_generate", result, trace, difference, fail, reference_generator,
+                       learner_generator, " (read each row's verdict from speculative_step_batched: its "
+                                          "tokens[b, :num_accepted[b] + 1])")
+    return result, rec_target, rec_draft
+
+
+def compare_with_trace(name, result, trace, difference, fail, reference_generator, learner_generator, tokens_hint=""):
+    """Exercises 25 and 27: the learner's calls, tokens, counts and draws against the reference's trace,
+    the first difference reported through ``fail``."""
     if difference is not None:
-        fail(f"batched_speculative_generate {call_headline(difference)}; everything before was right.")
+        fail(f"{name} {call_headline(difference)}; everything before was right.")
     if result.tokens != trace.tokens:
         row = next(b for b, (mine, theirs) in enumerate(zip(result.tokens, trace.tokens)) if mine != theirs)
-        fail(f"Every call was right, but row {row}'s tokens differ from the contract's (read each row's verdict from "
-             f"speculative_step_batched: its tokens[b, :num_accepted[b] + 1]).")
+        fail(f"Every call was right, but row {row}'s tokens differ from the contract's{tokens_hint}.")
     stats = {"accepted_per_row": trace.accepted_per_row, "drafted_per_round": trace.drafted_per_round,
              "target_passes": len(trace.rounds), "draft_passes": sum(trace.drafted_per_round)}
-    for name, expected in stats.items():
-        got = getattr(result, name)
+    for field, expected in stats.items():
+        got = getattr(result, field)
         if got != expected:
-            fail(f"The tokens and calls are right but result.{name} is {got!r}; expected {expected!r}.")
+            fail(f"The tokens and calls are right but result.{field} is {got!r}; expected {expected!r}.")
     drawn = draws_difference(reference_generator, learner_generator)
     if drawn:
-        fail(f"The tokens are right but batched_speculative_generate drew {drawn} random numbers than the contract.")
-    return result, rec_target, rec_draft
+        fail(f"The tokens are right but {name} drew {drawn} random numbers than the contract.")

@@ -15,8 +15,7 @@ import torch
 from speckata.grading import GradingFailure, call_learner
 from speckata.models.recording import RecordingModel
 from speckata.roofline import modelled_draft_cost, modelled_target_cost
-from tests.reference.ex10_cases import draws_difference
-from tests.reference.ex25_cases import check_result_shape
+from tests.reference.ex25_cases import check_result_shape, compare_with_trace
 from tests.reference.ex25_recorded import first_call_difference, learner_rounds
 from tests.reference.ex25_report import call_headline, mismatch_report
 from tests.reference.ex27_reference import reference_adaptive_generate
@@ -85,18 +84,6 @@ def check_case(function, models: str, target, draft, prompts, max_new_tokens, ma
         report.add("", *rules_lines(trace, None if difference is None else (difference[2] or difference[3])[0]))
         raise report.failure()
 
-    if difference is not None:
-        fail(f"adaptive_speculative_generate {call_headline(difference)}; everything before was right.")
-    if result.tokens != trace.tokens:
-        row = next(b for b, (mine, theirs) in enumerate(zip(result.tokens, trace.tokens)) if mine != theirs)
-        fail(f"Every call was right, but row {row}'s tokens differ from the contract's.")
-    stats = {"accepted_per_row": trace.accepted_per_row, "drafted_per_round": trace.drafted_per_round,
-             "target_passes": len(trace.rounds), "draft_passes": sum(trace.drafted_per_round)}
-    for name, expected in stats.items():
-        got = getattr(result, name)
-        if got != expected:
-            fail(f"The tokens and calls are right but result.{name} is {got!r}; expected {expected!r}.")
-    drawn = draws_difference(reference_generator, learner_generator)
-    if drawn:
-        fail(f"The tokens are right but adaptive_speculative_generate drew {drawn} random numbers than the contract.")
+    compare_with_trace("adaptive_speculative_generate", result, trace, difference, fail, reference_generator,
+                       learner_generator)
     return result, trace
