@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import signal
 import time
 from pathlib import Path
 
@@ -77,6 +78,9 @@ def run(ws, args) -> int:
     exercise, verdict = (fixed, None) if fixed else next_to_check(ws)
     p = ws.palette
     done: set[str] = set()  # solved this session (with --target nothing is recorded to say so)
+    # Ctrl-C is how a watch ends, even when it was started with SIGINT ignored (a shell script's
+    # background job inherits that, and Python then leaves Ctrl-C without effect).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if warm_grader.available():  # re-checks fork from this process instead of starting pytest afresh
         ws.suite_runner = functools.partial(warm_grader.run_suite_warm, reuse_collection=True)
     try:

@@ -61,3 +61,29 @@ def test_watch_does_not_grade_a_half_saved_file(tmp_path):
         if watcher.poll() is None:
             watcher.kill()
             watcher.wait()
+
+
+def test_ctrl_c_ends_a_watch_started_with_sigint_ignored(tmp_path):
+    """A shell script's background job starts with SIGINT ignored, and Python keeps it so: the
+    watch must still end on Ctrl-C (it did not, and hung until killed)."""
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "failing" / FILE, folder / FILE)
+    environment = {**os.environ, "SPECKATA_STATE_DIR": str(tmp_path / "state")}
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "speckata.cli", "watch", EXERCISE, f"--target={folder}", "--poll=0.2"],
+        cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
+    seen: list[str] = []
+    try:
+        read_until(lines, "Watching", seen)
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=120) == 0
+        read_until(lines, "Stopped watching", seen)
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
