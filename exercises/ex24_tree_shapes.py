@@ -31,7 +31,7 @@ optimal_tree(acceptance, budget, max_depth=None) -> TreeShape   (Task 2)
     shapes often tie: any one of largest value is right (the grader computes your shape's value
     and compares it with the optimum to a relative 1e-9). Enumerating every shape is hopeless past
     ~15 nodes: write the dynamic programme (the theory page derives it); the grader asks for
-    budgets up to 64 with 8 acceptance entries (the reference answers that in about a second).
+    budgets up to 64 with 8 acceptance entries.
 dynamic_tree(draft_probs, budget, top_k, depth) -> TreeShape    (Task 3)
     EAGLE-2's rule. draft_probs(path) is the draft's next-token distribution after the newest token
     followed by the tokens `path` (a tuple of plain ints; () for the newest token itself): a 1-D
