@@ -6,19 +6,27 @@ sandbox from Linux namespaces and exits with its child, with no daemon and no co
 files. firejail does the same with profiles and a setuid binary (a larger attack surface, and its
 defaults vary by profile); a container runtime needs a daemon. Each worker runs as
 
-    bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL --seccomp FD ...
-          python -I -c BOOTSTRAP CONFIG
+    bwrap --unshare-all --die-with-parent --as-pid-1 --new-session --cap-drop ALL --seccomp FD
+          --info-fd FD ... python -I -c BOOTSTRAP CONFIG
 
 - its own user, PID, mount, IPC, network, UTS and cgroup namespaces: it sees only its own
   processes in a fresh ``/proc`` (not the grader's command line, environment or memory), has no
-  network, and ``--die-with-parent`` kills everything in it when the grader kills the worker;
+  network. The worker is the namespace's PID 1 (``--as-pid-1``: no init of bubblewrap's beside it
+  whose parent-death signal learner code could clear through ptrace), so killing it ends the whole
+  namespace: the grader learns its pid from ``--info-fd`` and kills it through a pidfd
+  (connection.py), and ``--die-with-parent`` kills it when the grader dies first (the filter
+  refuses the prctl that would clear that signal);
+- bubblewrap itself starts with an empty environment (nothing of the grader's can be read back);
 - a file system built from nothing: the system's ``/usr`` (and the ``/lib``, ``/bin`` links),
   the dynamic loader's cache, the Python runtime and the virtual environment, and the ``speckata``
   package, all read-only; an empty ``exercises/`` where the package looks for its checkout; a
-  private ``/tmp``; and one writable folder, the copy of the learner's files. ``solutions/``,
-  ``tests/``, ``.git``, the rest of the repository and the grader's output are not there at all;
-- a seccomp filter that allows threads but no new process (no_new_processes.py);
-- a clean environment (PATH, HOME=/tmp, the thread-count variables).
+  read-only ``/dev`` of device nodes; a ``/tmp`` of at most TMP_BYTES; and the learner's folder
+  as a tmpfs of at most COPY_BYTES at the copy's path, filled by the worker from a read-only view
+  of the copy (GIVEN) before any learner code runs. ``solutions/``, ``tests/``, ``.git``, the
+  rest of the repository and the grader's output are not there at all;
+- a seccomp filter that allows threads but no new process, and no ptrace, no reading or writing
+  another process's memory, no new namespaces (no_new_processes.py);
+- a clean environment inside (PATH, HOME=/tmp, the thread-count variables).
 
 ``sandbox_problem()`` says why a sandbox cannot start here (None when it can): `kata grade`
 refuses to grade without one unless the instructor accepts the weaker in-process guard.
@@ -39,6 +47,9 @@ INSTALL_HINT = ("install bubblewrap (Debian, Ubuntu: sudo apt-get install bubble
 SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
 PASSED_ENVIRONMENT = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "LANG", "LC_ALL")
+TMP_BYTES = 64 * 1024 * 1024  # the sandbox's /tmp (a tmpfs is memory outside the worker's own limit)
+COPY_BYTES = 64 * 1024 * 1024  # the learner's writable folder, its given files included
+GIVEN = "/speckata-given"  # where the copy of the graded folder is seen, read-only, inside
 
 
 def bwrap_path() -> str | None:
@@ -80,16 +91,26 @@ def environment() -> list[str]:
     return arguments
 
 
-def sandbox_command(command: list[str], writable: Path, repo_root: Path, filter_fd: int | None) -> list[str]:
-    """``command`` run inside a sandbox whose only writable folder is ``writable`` (also its working folder)."""
+def bwrap_environment() -> dict[str, str]:
+    """What bubblewrap itself starts with: nothing of the grader's (secrets, the seed's file)."""
+    return {"PATH": "/usr/bin:/bin"}
+
+
+def sandbox_command(command: list[str], writable: Path, repo_root: Path, filter_fd: int | None,
+                    info_fd: int | None = None) -> list[str]:
+    """``command`` run inside a sandbox whose only writable folders are ``/tmp`` and a sized tmpfs at
+    ``writable``'s path (its working folder), with ``writable`` itself seen read-only at GIVEN."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise RuntimeError(f"speckata: bubblewrap (bwrap) is not installed: {INSTALL_HINT}")
     writable = os.path.realpath(writable)
-    arguments = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                 "--hostname", "speckata-sandbox", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                 *system_mounts(), *python_mounts(repo_root), "--bind", writable, writable, "--chdir", writable,
+    arguments = [bwrap, "--unshare-all", "--die-with-parent", "--as-pid-1", "--new-session", "--cap-drop", "ALL",
+                 "--hostname", "speckata-sandbox", "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+                 "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *system_mounts(), *python_mounts(repo_root),
+                 "--ro-bind", writable, GIVEN, "--size", str(COPY_BYTES), "--tmpfs", writable, "--chdir", writable,
                  *environment()]
+    if info_fd is not None:
+        arguments += ["--info-fd", str(info_fd)]
     if filter_fd is not None:
         arguments += ["--seccomp", str(filter_fd)]
     return [*arguments, *command]
@@ -121,7 +142,7 @@ def sandbox_problem() -> str | None:
         try:
             probe = subprocess.run(
                 sandbox_command([sys.executable, "-I", "-c", code], Path(folder), _repo_root(), fds[0] if fds else None),
-                pass_fds=fds, capture_output=True, text=True, timeout=60, check=False)
+                pass_fds=fds, capture_output=True, text=True, timeout=60, check=False, env=bwrap_environment())
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap could not start a sandbox: {error}"
         finally:

@@ -5,6 +5,12 @@ bubblewrap sandbox (bubblewrap.py) unless the session was started without one; i
 output (what the learner's code prints) goes to a file the grader reads after each reply and
 prints into the test's captured output. A worker that dies (os._exit, a crash, the memory limit)
 or is killed (a call past the test's time limit) is replaced by a fresh one at the next call.
+
+A sandboxed worker is its PID namespace's PID 1: bubblewrap reports its pid on an info pipe, the
+grader holds a pidfd to it and kills it through that pidfd, which ends every process and thread
+of the sandbox at once, whatever the learner's code did to itself. Each sandbox's PID namespace
+is also appended to ``SANDBOX_LOG`` (when `kata grade` sets it), so `kata grade` can check after
+each folder that nothing of it is left.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from speckata.grading.isolation import bubblewrap, wire
 from speckata.grading.isolation.worker import BOOTSTRAP
 
 OUTPUT_SHOWN = 64 * 1024  # what one call's printing may add to the test's captured output
+SANDBOX_LOG = "SPECKATA_SANDBOX_LOG"  # environment variable: a file to append each sandbox's PID namespace to
 
 
 class WorkerDied(GradingFailure):
@@ -49,6 +56,7 @@ class WorkerConnection:
         self.output_path = scratch / "worker-output.txt"
         self.process: subprocess.Popen | None = None
         self.generation = 0  # how many workers were started: a fresh one has loaded nothing
+        self.sandbox_pidfd: int | None = None  # the sandbox's PID 1 (sandboxed workers only)
         self.output_offset = 0
 
     def start(self) -> None:
@@ -57,23 +65,32 @@ class WorkerConnection:
         config = {"parent": None if self.sandboxed else os.getpid(), "memory_mb": self.memory_mb,
                   "repo_root": str(self.repo_root), "copy": str(self.copy), "shown": self.shown,
                   "requests_fd": requests_read, "replies_fd": replies_write}
+        if self.sandboxed:
+            config["given"] = bubblewrap.GIVEN
         command = [sys.executable, "-I", "-c", BOOTSTRAP, json.dumps(config)]
         output = open(self.output_path, "ab")  # noqa: SIM115 - the worker keeps it; closed here once started
         self.output_offset = output.tell()
         program = bubblewrap.filter_file() if self.sandboxed else None
-        fds = (requests_read, replies_write, *([program.fileno()] if program is not None else []))
+        info_read, info_write = os.pipe() if self.sandboxed else (None, None)
+        fds = (requests_read, replies_write, *([program.fileno()] if program is not None else []),
+               *([info_write] if info_write is not None else []))
+        environment = None
         if self.sandboxed:
             command = bubblewrap.sandbox_command(command, self.copy, self.repo_root,
-                                                 program.fileno() if program is not None else None)
+                                                 program.fileno() if program is not None else None, info_write)
+            environment = bubblewrap.bwrap_environment()
         try:
             self.process = subprocess.Popen(command, cwd=self.copy, stdin=subprocess.DEVNULL, stdout=output,
-                                            stderr=output, pass_fds=fds)
+                                            stderr=output, pass_fds=fds, env=environment)
         finally:
             output.close()
             os.close(requests_read)
             os.close(replies_write)
+            if info_write is not None:
+                os.close(info_write)
             if program is not None:
                 program.close()
+        self.sandbox_pidfd = sandbox_pidfd(info_read) if info_read is not None else None
         self.requests = requests_write
         self.replies = open(replies_read, "rb", buffering=1 << 16)  # noqa: SIM115 - closed in close()
         self.generation += 1
@@ -125,10 +142,22 @@ class WorkerConnection:
         return None
 
     def kill(self) -> None:
+        self.kill_sandbox()
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait()
         self.close()
+
+    def kill_sandbox(self) -> None:
+        """SIGKILL to the sandbox's PID 1 through its pidfd: the kernel ends the whole namespace."""
+        if self.sandbox_pidfd is None:
+            return
+        try:
+            signal.pidfd_send_signal(self.sandbox_pidfd, signal.SIGKILL)
+        except OSError:
+            pass  # already gone
+        os.close(self.sandbox_pidfd)
+        self.sandbox_pidfd = None
 
     def close(self) -> None:
         if self.process is None:
@@ -138,7 +167,45 @@ class WorkerConnection:
                 closing()
             except OSError:
                 pass
+        self.kill_sandbox()
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
         self.process = None
+
+
+def sandbox_pidfd(info_read: int) -> int | None:
+    """A pidfd for the sandbox's PID 1, from bubblewrap's info pipe (None if bubblewrap wrote none);
+    its PID namespace is appended to the SANDBOX_LOG file when one is named."""
+    described = read_info(info_read)
+    try:
+        child = int(described["child-pid"])
+        pidfd = os.pidfd_open(child)
+    except (KeyError, TypeError, ValueError, OSError):
+        return None
+    log = os.environ.get(SANDBOX_LOG)
+    if log and "pid-namespace" in described:
+        with open(log, "a") as file:
+            file.write(f"{int(described['pid-namespace'])}\n")
+    return pidfd
+
+
+def read_info(info_read: int, seconds: float = 30) -> dict:
+    """The JSON object bubblewrap writes on its info pipe (an empty dict if none came in ``seconds``)."""
+    import select
+
+    text, deadline = b"", time.monotonic() + seconds
+    try:
+        while len(text) < 64 * 1024:
+            ready, _, _ = select.select([info_read], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(info_read, 4096) if ready else b""
+            if not chunk:
+                break
+            text += chunk
+            try:
+                return json.loads(text)
+            except ValueError:
+                continue
+    finally:
+        os.close(info_read)
+    return {}

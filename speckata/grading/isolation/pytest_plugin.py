@@ -38,7 +38,10 @@ def pytest_configure(config):
             if problem:
                 raise pytest.UsageError(f"--isolate: {problem}; or pass --no-sandbox to accept the weaker "
                                         "in-process guard")
-        isolation.start(target_dir(), config.getoption("--worker-memory"), sandboxed)
+        try:
+            isolation.start(target_dir(), config.getoption("--worker-memory"), sandboxed)
+        except ValueError as error:  # a folder over the copy's limits (folder_copy.py)
+            raise pytest.UsageError(f"--isolate: {error}") from None
     if config.getoption("--output-json"):
         config.pluginmanager.register(CapturedOutput(config.getoption("--output-json")), "speckata-captured-output")
 

@@ -1,7 +1,8 @@
 """The isolated grading of one pytest session: the folder's copy, the worker, the proxy.
 
-``start`` (from the plugin's ``--isolate``) copies the graded folder into a temporary directory
-(the learner's code runs there, so it cannot change the folder it was handed in) and prepares a
+``start`` (from the plugin's ``--isolate``) copies the graded folder's regular files into a temporary
+directory (folder_copy.py; the learner's code runs on a copy, so it cannot change the folder it was
+handed in) and prepares a
 RemoteLearner; the worker itself starts at the first lookup. ``stop`` ends the worker and removes
 the copy.
 """
@@ -13,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from speckata.grading.isolation.folder_copy import copy_folder
 from speckata.grading.target import shown_path
 from speckata.manifest import repo_root
 
@@ -32,9 +34,8 @@ def start(folder: Path, memory_mb: int = DEFAULT_MEMORY_MB, sandboxed: bool = Tr
     global _learner, _scratch
     stop()
     _scratch = Path(tempfile.mkdtemp(prefix="speckata-isolated-"))
-    copy = _scratch / "learner" / (folder.name or "folder")  # the sandbox's one writable folder
-    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__", ".git", ".ipynb_checkpoints"),
-                    symlinks=True)
+    copy = _scratch / "learner" / (folder.name or "folder")  # the sandbox sees it read-only and fills its own from it
+    copy_folder(folder, copy)  # regular files only, at most folder_copy.COPY_LIMIT: ValueError beyond
     connection = WorkerConnection(copy, shown_path(folder), repo_root(), memory_mb, _scratch, sandboxed)
     _learner = RemoteLearner(connection)
     return _learner

@@ -198,7 +198,17 @@ def torch_state_after(torch_sync, before: bytes | None) -> bytes | None:
     return after if after != before else None
 
 
+def fill_from_given(given: str | None, copy: Path) -> None:
+    """In a sandbox: the learner's folder is an empty sized tmpfs; copy the given files into it (only
+    regular files and folders: the grader's copy holds nothing else)."""
+    if given:
+        import shutil
+
+        shutil.copytree(given, copy, dirs_exist_ok=True)
+
+
 def serve(config: dict) -> None:
+    fill_from_given(config.get("given"), Path(config["copy"]))
     die_with_parent(config["parent"])
     sandbox.limit_resources(config["memory_mb"])
     repo = Path(config["repo_root"])

@@ -1,13 +1,14 @@
 """Isolation sample (01-speculative-step): crashes the interpreter (a segmentation fault).
 
-It sends itself SIGSEGV, which ends a process exactly as an invalid memory access does
-(``ctypes.string_at(0)`` crashes too where address 0 is not mapped, which some machines allow).
+It writes through a pointer to address 8, which no process may map (Linux keeps the lowest 64 KiB
+unmapped: vm.mmap_min_addr), so the write faults exactly as a learner's bad pointer would. (A
+signal the worker sends itself would not do: the sandboxed worker is its PID namespace's PID 1,
+which the kernel shields from its own signals; a fault it cannot ignore.)
 """
 
-import os
-import signal
+import ctypes
 
 
 def speculative_step(p, q, draft, rng) -> list[int]:
-    os.kill(os.getpid(), signal.SIGSEGV)
+    ctypes.memset(8, 0, 1)
     return [0]
