@@ -20,7 +20,7 @@ Given (speckata.models.gpt, speckata.models.medusa):
         nn.Linear(width, width) (W and b), heads.projections[k] an nn.Linear(width, V, bias=False);
         heads.num_heads, heads.width, heads.vocab_size. MedusaHeads.from_target(target, K) starts
         each head as the target's own head (blocks all zero, projections copied from target.head).
-    load_medusa_heads(): the 3 heads trained on the committed target (python -m speckata.models.train_medusa).
+    load_medusa_heads(): the 3 heads trained on the committed target (python -m trainers.train_medusa).
     IGNORE_INDEX = -100: the label of a position a head has nothing to learn from.
     check_head_count, check_hidden and check_medusa_inputs raise the ValueErrors below.
 

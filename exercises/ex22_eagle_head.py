@@ -18,7 +18,7 @@ Given (speckata.models.gpt, speckata.models.eagle):
     EagleHead(width): head.fc, an nn.Linear(2 * width, width) (EAGLE's fusion), and head.layer, one
         causal decoder layer (attention and MLP): head.layer(x) for x (..., T, width) returns
         (..., T, width), row t reading rows 0..t only. head.width. load_eagle_head(): the head
-        trained on the committed target (python -m speckata.models.train_eagle).
+        trained on the committed target (python -m trainers.train_eagle).
     check_features and check_eagle_inputs (speckata.models.eagle) raise the ValueErrors below.
 
 Task 1: the training pairs (the shift)

@@ -71,7 +71,7 @@ learner.compare(lambda: round(medusa_loss(medusa_logits(fresh, target.hidden_sta
 #
 # Two fresh heads, 150 Adam steps on batches of 16 training windows of 64 characters, the target
 # frozen (its hidden states computed once, without gradients). The committed heads were trained
-# the same way for longer (`python -m speckata.models.train_medusa`).
+# the same way for longer (`python -m trainers.train_medusa`).
 
 # %%
 train = text_windows("train", 64, limit=512)

@@ -72,7 +72,7 @@ with torch.no_grad(), learner.until_written():
 #
 # A fresh head, 150 Adam steps on batches of 16 training windows of 64 characters; the target is
 # frozen (its features computed once, without gradients). The committed head was trained the same
-# way for longer, with EAGLE's feature noise (`python -m speckata.models.train_eagle`).
+# way for longer, with EAGLE's feature noise (`python -m trainers.train_eagle`).
 
 # %%
 train = text_windows("train", 64, limit=512)

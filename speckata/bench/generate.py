@@ -22,12 +22,14 @@ when the machine is busy). Compare ratios, which are measured side by side.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 
 import torch
 
 from speckata.models.decoding import autoregressive_generate
+from speckata.manifest import repo_root
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.real.graded import graded_function
 
@@ -46,12 +48,27 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@functools.cache
+def exercise_03_reference():
+    """Exercise 03's reference solution, loaded from solutions/ (the package never holds an exercise's
+    answer; the bench is run from a checkout, which has it)."""
+    import importlib.util
+
+    path = repo_root() / "solutions" / "ex03_speedup.py"
+    spec = importlib.util.spec_from_file_location("speckata_bench_reference_ex03", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def expected_tokens_per_pass(alpha: float, gamma: int) -> float:
-    return gamma + 1.0 if alpha >= 1 else (1 - alpha ** (gamma + 1)) / (1 - alpha)
+    """Exercise 03's formula, from its reference solution."""
+    return exercise_03_reference().expected_tokens_per_pass(alpha, gamma)
 
 
 def speedup_bound(alpha: float, gamma: int, cost_ratio: float) -> float:
-    return expected_tokens_per_pass(alpha, gamma) / (gamma * cost_ratio + 1)
+    """Exercise 03's walltime_speedup, from its reference solution."""
+    return exercise_03_reference().walltime_speedup(alpha, gamma, cost_ratio)
 
 
 def pass_seconds(model, new_tokens: int, cached: int = 100, calls: int = 200) -> float:

@@ -7,7 +7,7 @@ each of ``--tokens`` (e.g. 64,96,128) and ``--threads`` (e.g. 1,2). The tiny-dra
 only at ``--tiny-temperatures`` on ``--tiny-prompts`` and only once the draft is trained
 (``python -m speckata.real.train_draft``). The EAGLE head's decoder (``--eagle-gamma`` tokens drafted
 per round, acceptance by depth printed beside it) runs on every prompt once its committed head is
-there (``python -m speckata.real.train_eagle``).
+there (``python -m trainers.train_smollm2_eagle``).
 
 Measurement: after one untimed 4-token run of each decoder, ``--repeats`` rounds in which the
 decoders take turns (the order rotating each round); each decoder is summarised by the median of

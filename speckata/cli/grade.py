@@ -33,6 +33,8 @@ from speckata.cli.grade_summary import folder_line, write_summaries
 from speckata.cli.pristine import committed_stub
 from speckata.cli.runner import crash_description
 from speckata.cli.workspace import UsageProblem, find_exercise
+from speckata.grading.isolation.folder_copy import plan_copy
+from speckata.grading.isolation.leftovers import kill_leftovers
 from speckata.grading.states import ERROR, MISSING, NOT_ATTEMPTED
 from speckata.grading.suite_run import SuiteRun, run_suite, stop_all_runs
 from speckata.manifest import Exercise, load_manifest
@@ -68,6 +70,7 @@ def add_parser(commands) -> None:
 
 
 SANDBOX = "a bubblewrap sandbox per folder"
+GRADER_MEMORY_MB = 4096  # the grading process's own data limit (RLIMIT_DATA); it peaks near 0.6 GB on the reference
 NO_SANDBOX = "the in-process guard only (--no-sandbox), which learner code calling the C library can get past"
 
 
@@ -82,15 +85,24 @@ class FolderGrading:
     error: str = ""  # why the grader could not grade this folder
 
 
+SUMMARY_FILES = ("summary.csv", "summary.md")  # written into --out beside the folders' own
+
+
 def output_names(folders: list[Path]) -> list[str]:
-    """Each folder's name, made distinct: ``a/exercises`` and ``b/exercises`` become a-exercises, b-exercises."""
+    """Each folder's name, made distinct: ``a/exercises`` and ``b/exercises`` become a-exercises,
+    b-exercises; a folder named like a summary file (``summary.md``) becomes summary.md-2, so no
+    folder's results can take the summary's place."""
     bases = [f.name or "folder" for f in folders]
     names = [f"{f.parent.name}-{b}" if bases.count(b) > 1 else b for f, b in zip(folders, bases)]
-    seen: dict[str, int] = {}
+    taken = {name.lower() for name in SUMMARY_FILES}  # lower case: a case-insensitive file system
     distinct = []
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        distinct.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+        candidate, number = name, 1
+        while candidate.lower() in taken:
+            number += 1
+            candidate = f"{name}-{number}"
+        taken.add(candidate.lower())
+        distinct.append(candidate)
     return distinct
 
 
@@ -146,15 +158,23 @@ def grade_folder(root: Path, grading: FolderGrading, args, scratch: Path, bar: P
         return
     bar.update(started=1)
     try:
+        problem = plan_copy(grading.folder)[1]
+        if problem:  # the copy the sandbox would see: regular files only, bounded (folder_copy.py)
+            grading.error = f"not graded: {problem}"
+            for exercise in grading.attempted:
+                grading.states[exercise.id] = ERROR
+            return
         output_path = scratch / f"{grading.name}.output.json"
+        sandbox_log = scratch / f"{grading.name}.sandboxes"
         options = ["--isolate", f"--worker-memory={args.memory}", f"--test-timeout={args.test_timeout:g}",
-                   f"--output-json={output_path}", "--tb=short"]
+                   f"--output-json={output_path}", f"--sandbox-log={sandbox_log}", "--tb=short"]
         if args.no_sandbox:
             options.append("--no-sandbox")
         if args.streams is not None:  # by file: a command line is visible to every process on the machine
             options.append(f"--streams-file={scratch / 'streams'}")
         run = run_suite([str(root / e.tests) for e in grading.attempted], grading.folder, options=options,
-                        timeout=args.timeout, cwd=root)
+                        timeout=args.timeout, cwd=root, memory_mb=GRADER_MEMORY_MB)
+        left = kill_leftovers(sandbox_log)
         if _stopping.is_set():
             return  # killed by stop_all_runs(): graded as interrupted
         grading.run = run
@@ -164,6 +184,9 @@ def grade_folder(root: Path, grading: FolderGrading, args, scratch: Path, bar: P
             grading.error = f"grading this folder was stopped after {args.timeout:g} s (--timeout)"
         elif run.report is None:
             grading.error = crash_description(run)
+        if left:
+            grading.error = (f"{len(left)} process(es) of this folder's sandbox outlived its grading run and were "
+                             "killed; its results are not trusted") + (f"; {grading.error}" if grading.error else "")
         for exercise in grading.attempted:
             grading.states[exercise.id] = ERROR if grading.error else run.report["states"].get(exercise.id, ERROR)
     finally:

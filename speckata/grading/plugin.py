@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from speckata.grading import completion_guard, ordering, streams
+from speckata.grading.bounded_text import cut_message
 from speckata.grading.failures import GradingFailure, LearnerStopped
 from speckata.grading.learner_lines import learner_line_of_error
 from speckata.grading.learner_code import install_finder
@@ -218,6 +219,8 @@ class GradingSession:
         report = yield
         if call.when == "call" and call.excinfo is not None:
             classify_call(report, call.excinfo.value)
+            if isinstance(report.longrepr, str):  # pytest prints it too: bounded before anything shows it
+                report.longrepr = cut_message(report.longrepr)
             if self.printed.get(item.nodeid) and report.failed and isinstance(report.longrepr, str):
                 report.longrepr += flood_note(self.printed[item.nodeid])
             exercise = self.record.exercise_of.get(item.nodeid)

@@ -15,6 +15,7 @@ from speckata.grading.trace import ACCEPT, REJECT, StepTrace
 MARK = "<-- first difference"
 REASONING_WIDTH = 46
 SHORT_ROW = 8  # values of a long distribution shown before "..."
+EXTRA_ROWS = 8  # rows of the learner's tokens past the reference's end shown before a count of the rest
 HEADER = ("out", "pos", "drafted", "u", "p/q", "reference", "ref", "yours")
 
 
@@ -122,8 +123,10 @@ def reasoning_table(trace: StepTrace, learner_tokens: list | None, rule: str = "
             lines.append(_row(out, event.position, "", u, "", f"sample {event.source}", event.token, yours, out == first))
             lines.append(_under(f"from {fmt_row(event.distribution, limit=12)}"))
         out += 1
-    for extra in range(out, len(learner)):
+    for extra in range(out, min(len(learner), out + EXTRA_ROWS)):
         if extra == first:
             marked = len(lines)
         lines.append(_row(extra, "", "", "", "", "(the reference stopped before this)", "-", learner[extra], extra == first))
+    if len(learner) > out + EXTRA_ROWS:
+        lines.append(f"  ... and {len(learner) - out - EXTRA_ROWS:,} more of yours past the reference's end")
     return PositionTable(lines, first, marked)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from speckata.grading import states as S
+from speckata.grading.bounded_text import cut_detail, cut_message
 from speckata.grading.streams import streams_seed
 from speckata.grading.target import shown_path, target_dir
 from speckata.manifest import exercise_for_test_file, load_manifest
@@ -57,11 +58,11 @@ class GradingRecord:
         exercise = self.exercise_of.get(nodeid)
         if exercise:
             self.outcomes.setdefault(exercise, {})[nodeid] = outcome
-        entry = {"nodeid": nodeid, "exercise": exercise, "outcome": outcome, "message": message}
+        entry = {"nodeid": nodeid, "exercise": exercise, "outcome": outcome, "message": cut_message(message)}
         if nodeid in self.task_of:
             entry["task"], entry["tasks"] = self.task_of[nodeid], self.tasks[exercise]
         if detail is not None:
-            entry["detail"] = detail
+            entry["detail"] = cut_detail(detail)
         self.tests.append(entry)
 
     def add(self, report) -> None:

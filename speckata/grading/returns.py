@@ -5,6 +5,11 @@ says "a list of plain ints") gets a contract message of its own, before any comp
 comparing an array with a list would crash in the grader's own line, and a tuple with the right
 tokens would read as "wrong tokens".
 
+A result longer than the contract allows (speculative_step returns at most len(draft) + 1 tokens)
+is refused by its length before anything compares or shows it, and so is any list, tuple or dict
+of more than MAX_ITEMS items, which no function of the kata returns: a million tokens would
+otherwise be laid out in every message.
+
 Every learner function's result is also refused when it would judge itself: an object of a class
 written in learner code that defines its own comparisons or conversions (a list subclass whose
 ``==`` is always true would pass every test that compares it). Only such classes are refused: the
@@ -29,6 +34,47 @@ RETURNS = {
     ("12-cross-tokenizer", "target_proposal"): TOKEN_LIST,
     ("13-ngram-draft", "ngram_draft"): TOKEN_LIST,
 }
+MAX_ITEMS = 100_000  # items of any list, tuple or dict a learner's function may return
+
+
+def _argument(args: tuple, kwargs: dict, index: int, name: str):
+    return args[index] if len(args) > index else kwargs[name]
+
+
+# (exercise id, function) -> (the contract's bound in words, the bound from the call's arguments)
+MOST_TOKENS = {
+    ("01-speculative-step", "speculative_step"): ("len(draft) + 1", lambda a, k: len(_argument(a, k, 2, "draft")) + 1),
+    ("04-greedy-step", "greedy_step"): ("len(draft) + 1", lambda a, k: len(_argument(a, k, 2, "draft")) + 1),
+    ("05-sampling-settings", "speculative_step_from_logits"):
+        ("len(draft) + 1", lambda a, k: len(_argument(a, k, 2, "draft")) + 1),
+    ("12-cross-tokenizer", "verify_proposal"): ("len(proposal) + 1", lambda a, k: len(_argument(a, k, 1, "proposal")) + 1),
+    ("12-cross-tokenizer", "target_proposal"):
+        ("4 per character of drafted_text", lambda a, k: 4 * len(_argument(a, k, 0, "drafted_text"))),
+    ("13-ngram-draft", "ngram_draft"): ("gamma", lambda a, k: int(_argument(a, k, 2, "gamma"))),
+}
+
+
+def length_problem(exercise_id: str, function_name: str, result, args: tuple, kwargs: dict) -> str:
+    """Why ``result`` is longer than the contract allows ('' when it is not), without looking inside it."""
+    if type(result) not in (list, tuple, dict) and not isinstance(result, (list, tuple, dict)):
+        return ""
+    try:
+        length = len(result)
+    except Exception:  # noqa: BLE001 - a learner's container whose len fails: the kind check says so
+        return ""
+    words, bound = MOST_TOKENS.get((exercise_id, function_name), (None, None))
+    if bound is not None:
+        try:
+            most = bound(args, kwargs)
+        except Exception:  # noqa: BLE001 - arguments the function must refuse itself
+            most = None
+        if most is not None and length > most:
+            return (f"{function_name} returned {length:,} tokens; the contract allows at most {words} = {most:,} "
+                    "here. Nothing of it was compared")
+    if length > MAX_ITEMS:
+        return (f"{function_name} returned {length:,} items; no function of this kata returns more than "
+                f"{MAX_ITEMS:,}. Nothing of it was compared")
+    return ""
 
 
 def describe_value(value, width: int = 60) -> str:
@@ -134,6 +180,9 @@ def with_return_contract(exercise_id: str, function):
     @functools.wraps(function)
     def checked(*args, **kwargs):
         result = function(*args, **kwargs)
+        problem = length_problem(exercise_id, function.__name__, result, args, kwargs)
+        if problem:
+            raise GradingFailure(problem + ".")
         check_result(function.__name__, contract, result)
         return result
 

@@ -46,9 +46,24 @@ _running: set[subprocess.Popen] = set()  # the runs in progress, for stop_all_ru
 _running_lock = threading.Lock()
 
 
-def _start(command: list[str], cwd: Path) -> subprocess.Popen:
+def memory_limit(memory_mb: int | None):
+    """A preexec function giving the run a data-size limit (soft: a worker it starts may lift it for
+    itself, and sets its own), or None."""
+    if not memory_mb:
+        return None
+
+    def limit() -> None:
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_mb * 1024 * 1024, hard))
+
+    return limit
+
+
+def _start(command: list[str], cwd: Path, memory_mb: int | None = None) -> subprocess.Popen:
     kwargs = dict(cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                  text=True, errors="replace", start_new_session=True)
+                  text=True, errors="replace", start_new_session=True, preexec_fn=memory_limit(memory_mb))
     try:
         process = subprocess.Popen(command, **kwargs)
     except OSError:  # a spawn that failed under load (seen once: EFAULT from fork_exec); once more
@@ -70,12 +85,14 @@ def stop_all_runs() -> None:
 
 
 def run_suite(selection: list[str], target: Path | str, *, options: list[str] = (), timeout: float = 600,
-              cwd: Path | None = None) -> SuiteRun:
-    """Grade ``target`` with the tests in ``selection`` (paths or node ids), at most ``timeout`` s."""
+              cwd: Path | None = None, memory_mb: int | None = None) -> SuiteRun:
+    """Grade ``target`` with the tests in ``selection`` (paths or node ids), at most ``timeout`` s, the
+    grading process's data at most ``memory_mb`` MB (RLIMIT_DATA) when given."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="speckata-run-") as scratch:
         report_path = Path(scratch) / "report.json"
-        process = _start(pytest_command(list(selection), target, report_path, list(options)), cwd or repo_root())
+        process = _start(pytest_command(list(selection), target, report_path, list(options)), cwd or repo_root(),
+                         memory_mb)
         try:
             output, _ = process.communicate(timeout=timeout)
             returncode = process.returncode

@@ -12,7 +12,8 @@
 - ``weights``: the committed trained models, loaded by ``load_target()`` / ``load_draft()`` /
   ``load_word_draft()`` from ``speckata.models.pretrained``; ``train``: the script that made them.
 - ``medusa``: Medusa's heads on the target's last hidden state (exercise 21), the committed trained
-  ones (``load_medusa_heads()``) and the checks; ``train_medusa``: the script that trained them.
+  ones (``load_medusa_heads()``) and the checks; ``trainers/train_medusa.py`` (outside the package:
+  it holds exercise 21's answer) trained them.
 
 Importing ``speckata`` never imports torch; importing ``speckata.models`` does.
 """

@@ -15,7 +15,7 @@ The decoder layer is a pre-norm attention and MLP block, as the target's blocks 
 position embedding (the features already carry the position) and narrower inside (attention of
 ``inner`` channels, an MLP of ``mlp_width``), so that the head's budget is about that of
 exercise 21's three Medusa heads. ``load_eagle_head()`` loads the head trained by
-``python -m speckata.models.train_eagle`` on the committed target; ``load_distilled_draft()`` the
+``python -m trainers.train_eagle`` on the committed target; ``load_distilled_draft()`` the
 committed draft distilled with exercise 11's recipe, the independent draft it is compared with.
 
 >>> head = EagleHead(128)
@@ -131,7 +131,7 @@ def eagle_settings() -> dict:
 
 
 def load_eagle_head(dtype: torch.dtype = torch.float32) -> EagleHead:
-    """The committed head, trained on the committed target (``python -m speckata.models.train_eagle``)."""
+    """The committed head, trained on the committed target (``python -m trainers.train_eagle``)."""
     shape = eagle_settings()["head"]["shape"]
     head = EagleHead(**shape)
     state = torch.load(WEIGHTS / "eagle_head.pt", map_location="cpu", weights_only=True)
@@ -140,7 +140,7 @@ def load_eagle_head(dtype: torch.dtype = torch.float32) -> EagleHead:
 
 
 def load_distilled_draft(dtype: torch.dtype = torch.float32) -> GPT:
-    """The committed draft after exercise 11's distillation (400 steps; ``python -m speckata.models.train_eagle``)."""
+    """The committed draft after exercise 11's distillation (400 steps; ``python -m trainers.train_eagle``)."""
     config = GPTConfig(**eagle_settings()["distilled_draft"]["config"])
     draft = GPT(config)
     state = torch.load(WEIGHTS / "distilled_draft.pt", map_location="cpu", weights_only=True)

@@ -10,7 +10,7 @@ target's own head reads). Head k is one residual block and a vocabulary projecti
 ``medusa_logits``. ``MedusaHeads.from_target(target, K)`` starts every head as a copy of the
 target's head (each block all zeros, so SiLU(0) = 0 and the residual passes h through; each
 projection the target's head weight), as Medusa-1 does; ``load_medusa_heads()`` loads the heads
-trained by ``python -m speckata.models.train_medusa`` on the committed target.
+trained by ``python -m trainers.train_medusa`` on the committed target.
 
 >>> from speckata.models.pretrained import load_target
 >>> heads = MedusaHeads.from_target(load_target(), 3)
@@ -123,7 +123,7 @@ def medusa_settings() -> dict:
 
 
 def load_medusa_heads(dtype: torch.dtype = torch.float32) -> MedusaHeads:
-    """The committed heads, trained on the committed target (``python -m speckata.models.train_medusa``)."""
+    """The committed heads, trained on the committed target (``python -m trainers.train_medusa``)."""
     settings = medusa_settings()
     heads = MedusaHeads(settings["width"], settings["vocab_size"], settings["num_heads"])
     state = torch.load(WEIGHTS / "medusa_heads.pt", map_location="cpu", weights_only=True)

@@ -49,7 +49,7 @@ class Setup:
 
         self.eagle_head = eagle_head.load_head() if eagle_head.WEIGHTS_FILE.is_file() else None
         if self.eagle_head is None:
-            print(f"no EAGLE head at {eagle_head.WEIGHTS_FILE} (train it: python -m speckata.real.train_eagle); "
+            print(f"no EAGLE head at {eagle_head.WEIGHTS_FILE} (train it: python -m trainers.train_smollm2_eagle); "
                   "skipping the eagle decoder")
         self.features = eagle_head.FeatureTarget(self.target)  # the same LeanLlama: its passes are counted
         self.speculative_step = graded_function("ex01_speculative_step", "speculative_step", folder)

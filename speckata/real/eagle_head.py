@@ -15,7 +15,7 @@ max(0, p - q)) stays exact with q written out over the full vocabulary. At tempe
 are one-hot and the rule keeps the target's argmax: the tokens of plain greedy decoding.
 
 Weights (float16, ``weights/eagle_head.safetensors``, a few MB) come from ``python -m
-speckata.real.train_eagle``; the output rows are taken from the target at load time, not saved.
+trainers.train_smollm2_eagle``; the output rows are taken from the target at load time, not saved.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from speckata.models import train_eagle
+from trainers import train_eagle
 from speckata.models.eagle import EagleHead, eagle_settings, load_distilled_draft, load_eagle_head
 from speckata.models.pretrained import load_target, text_windows
 from tests.reference.ex22_reference import reference_features, reference_loss_terms, reference_pairs

@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from speckata.models import train_medusa
+from trainers import train_medusa
 from speckata.models.medusa import MedusaHeads, load_medusa_heads, medusa_settings
 from speckata.models.pretrained import load_target, text_windows
 from tests.reference.ex21_reference import reference_labels, reference_logits

@@ -355,7 +355,7 @@ def test_the_benchmark_writes_medians_spreads_and_verdicts(real, tmp_path, capsy
 # EAGLE's head on SmolLM2 (speckata.real.eagle_head): drafting on its own features, verified exactly ----
 
 def test_eagle_head_greedy_equals_plain_greedy(real):
-    """The committed head (python -m speckata.real.train_eagle), 2 prompts x 16 tokens at temperature 0:
+    """The committed head (python -m trainers.train_smollm2_eagle), 2 prompts x 16 tokens at temperature 0:
     token for token plain greedy decoding on the same LeanLlama, in fewer target passes than tokens."""
     from speckata.grading import learner_function
     from speckata.real.eagle_head import FeatureTarget, eagle_generate, load_head

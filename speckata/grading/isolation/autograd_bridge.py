@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 from speckata.grading.isolation import wire
+from speckata.grading.isolation.reply_unpickler import loads_reply
 
 
 def grad_leaves(args, kwargs) -> list:
@@ -60,7 +61,7 @@ def _function():
             @staticmethod
             def backward(ctx, grad_output):
                 data, types = wire.dumps(("backward", ctx.handle, grad_output.detach()))
-                reply = wire.loads_reply(ctx.connection.request(data), frozenset(types))
+                reply = loads_reply(ctx.connection.request(data), frozenset(types))
                 if reply[0] != "grads":
                     raise RuntimeError(f"speckata: the learner worker could not compute the gradient: {reply[1]}")
                 return (None, None, None, *reply[1])

@@ -8,9 +8,9 @@ or is killed (a call past the test's time limit) is replaced by a fresh one at t
 
 A sandboxed worker is its PID namespace's PID 1: bubblewrap reports its pid on an info pipe, the
 grader holds a pidfd to it and kills it through that pidfd, which ends every process and thread
-of the sandbox at once, whatever the learner's code did to itself. Each sandbox's PID namespace
-is also appended to ``SANDBOX_LOG`` (when `kata grade` sets it), so `kata grade` can check after
-each folder that nothing of it is left.
+of the sandbox at once, whatever the learner's code did to itself. Each sandbox's PID 1 (its pid
+and start time) is also appended to ``SANDBOX_LOG`` (when `kata grade` sets it), so `kata grade`
+can check after each folder that nothing of it is left.
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ class WorkerConnection:
             environment = bubblewrap.bwrap_environment()
         try:
             self.process = subprocess.Popen(command, cwd=self.copy, stdin=subprocess.DEVNULL, stdout=output,
-                                            stderr=output, pass_fds=fds, env=environment)
+                                            stderr=output, pass_fds=fds, env=environment,
+                                            preexec_fn=lift_grader_limit)
         finally:
             output.close()
             os.close(requests_read)
@@ -106,9 +107,13 @@ class WorkerConnection:
             self.start()
         try:
             wire.send(self.requests, data)
-            reply = wire.receive(self.replies)
+            reply = wire.receive(self.replies, wire.REPLY_LIMIT)
         except BrokenPipeError:
             reply = None
+        except wire.ReplyTooLarge as error:
+            self.kill()  # the rest of it is still in the pipe: this worker cannot be asked again
+            raise GradingFailure(f"the reply was not data the grader accepts: your code's process announced a reply "
+                                 f"of {error}; nothing of it was read") from None
         except BaseException:
             self.kill()
             raise
@@ -174,6 +179,15 @@ class WorkerConnection:
         self.process = None
 
 
+def lift_grader_limit() -> None:
+    """The worker sets its own memory limit (sandbox.py): the grader's own (kata grade's RLIMIT_DATA) is
+    for the grader alone."""
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+
+
 def sandbox_pidfd(info_read: int) -> int | None:
     """A pidfd for the sandbox's PID 1, from bubblewrap's info pipe (None if bubblewrap wrote none);
     its PID namespace is appended to the SANDBOX_LOG file when one is named."""
@@ -184,10 +198,21 @@ def sandbox_pidfd(info_read: int) -> int | None:
     except (KeyError, TypeError, ValueError, OSError):
         return None
     log = os.environ.get(SANDBOX_LOG)
-    if log and "pid-namespace" in described:
+    started = start_time(child)
+    if log and started is not None:
         with open(log, "a") as file:
-            file.write(f"{int(described['pid-namespace'])}\n")
+            file.write(f"{child} {started}\n")
     return pidfd
+
+
+def start_time(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot, /proc/PID/stat's 22nd field): with the pid, it names
+    one process for good (a pid alone may be reused)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2:].split()[19])
 
 
 def read_info(info_read: int, seconds: float = 30) -> dict:

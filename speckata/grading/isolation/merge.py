@@ -11,6 +11,11 @@ Inputs that are data (an array, a tensor with no gradient, a list or tuple of nu
 written back: the grader computes what it expects from them after the call, so a learner who
 rewrote them could make a wrong answer look right. ``merge_arguments`` keeps the grader's copy and
 reports which of them the learner's code changed; every exercise's text forbids that.
+
+What comes back is checked before it is written: a class is never written into; an attribute
+that held a plain value (an int, a float, a string) must come back as a value of exactly that
+type; a ReplayRNG takes back only its count of draws, an int within its stream (its values are
+the grader's). A reply that fails a check raises ReplyNotData: nothing of it is used.
 """
 
 from __future__ import annotations
@@ -21,6 +26,11 @@ import sys
 from speckata.grading.isolation.wire import Foreign
 
 ATOMS = (int, float, complex, str, bytes, bool, type(None))
+TYPED = (int, float, complex, str, bytes, bool)  # an attribute holding one of these keeps its type
+
+
+class ReplyNotData(ValueError):
+    """A value merged back is not what the grader's object can hold."""
 
 
 def merge(original, after, memo: dict):
@@ -35,6 +45,10 @@ def merge(original, after, memo: dict):
 
 
 def _merge_same_type(original, after, memo):
+    if isinstance(original, type):
+        return original  # a class travels by name: it is the grader's own, never written into
+    if type(original).__module__ == "speckata.replay" and type(original).__name__ == "ReplayRNG":
+        return _merge_replay(original, after)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(original, torch.Tensor):
         return _merge_tensor(torch, original, after)
@@ -68,9 +82,21 @@ def _merge_same_type(original, after, memo):
         for key in [k for k in own if k not in state]:
             del own[key]
         for key, value in state.items():
+            if key in own and type(own[key]) in TYPED and type(value) is not type(own[key]):
+                raise ReplyNotData(f"attribute {key!r} of a {type(original).__name__} came back as "
+                                   f"{type(value).__name__}, not {type(own[key]).__name__}")
             own[key] = merge(own[key], value, memo) if key in own else value
         return original
     return after
+
+
+def _merge_replay(original, after):
+    draws = getattr(after, "__dict__", {}).get("draws")
+    if type(draws) is not int or not 0 <= draws <= len(original._values):
+        raise ReplyNotData(f"a ReplayRNG came back with draws = {type(draws).__name__} {str(draws)[:40]}, not an int "
+                           f"from 0 to {len(original._values)}")
+    original.draws = draws
+    return original
 
 
 def _merge_tensor(torch, original, after):

@@ -4,7 +4,8 @@
 a bubblewrap sandbox (bubblewrap.py); ``--no-sandbox``: without the sandbox, guarded only by the
 worker's own audit hook (sandbox.py), which code calling the C library can get past;
 ``--worker-memory MB``: the worker's address-space limit; ``--output-json PATH``: what each test
-printed (the exercism results' ``output``). `kata grade` passes them.
+printed (the exercism results' ``output``); ``--sandbox-log PATH``: each sandbox's PID namespace,
+for `kata grade`'s check that none outlived the run. `kata grade` passes them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def pytest_addoption(parser):
     group.addoption("--no-sandbox", action="store_true",
                     help="with --isolate: no bubblewrap sandbox, only the worker's in-process guard (weaker)")
     group.addoption("--output-json", default=None, metavar="PATH", help="write what each test printed to this file")
+    group.addoption("--sandbox-log", default=None, metavar="PATH",
+                    help="with --isolate: append each sandbox's PID namespace to this file (kata grade checks it)")
 
 
 @pytest.hookimpl(trylast=True)  # after the grading plugin chose the graded folder
@@ -38,6 +41,12 @@ def pytest_configure(config):
             if problem:
                 raise pytest.UsageError(f"--isolate: {problem}; or pass --no-sandbox to accept the weaker "
                                         "in-process guard")
+        if config.getoption("--sandbox-log"):
+            import os
+
+            from speckata.grading.isolation.connection import SANDBOX_LOG
+
+            os.environ[SANDBOX_LOG] = config.getoption("--sandbox-log")
         try:
             isolation.start(target_dir(), config.getoption("--worker-memory"), sandboxed)
         except ValueError as error:  # a folder over the copy's limits (folder_copy.py)

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import builtins
 import pickle
+import struct
 import sys
 
 from speckata.grading.failures import GradingFailure
 from speckata.grading.isolation import autograd_bridge, wire
-from speckata.grading.isolation.merge import changed_inputs_message, merge, merge_arguments, remap
+from speckata.grading.isolation.reply_unpickler import loads_reply
+from speckata.grading.isolation.merge import ReplyNotData, changed_inputs_message, merge, merge_arguments, remap
 from speckata.manifest import exercise_by_id
 
 TORCH_TRACKS = ("torch", "end-to-end")  # exercises whose calls carry torch's global state both ways
+READ_ERRORS = (pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError, EOFError, IndexError,
+               KeyError, MemoryError, RecursionError, OverflowError, RuntimeError, struct.error)
 _remote_types: dict[tuple, type] = {}
 
 
@@ -65,6 +69,31 @@ def rebuilt_error(description: dict, function_name: str) -> BaseException:
     return error
 
 
+def not_data_message(who: str, why) -> str:
+    return (f"the reply was not data: {who} sent back something the grader does not accept ({why}); nothing of "
+            "it was used. Return plain values (lists, ints, floats, arrays, tensors) and leave the arguments' "
+            "state to the objects' own methods")
+
+
+def call_reply_problem(reply, args: tuple, kwargs: dict, modes: list) -> str:
+    """Why a call's reply is not shaped as the worker sends one ('' when it is)."""
+    if type(reply) is not tuple or len(reply) != 6 or reply[0] not in ("returned", "raised"):
+        return "not a call's reply"
+    kind, value, args_after, kwargs_after, rng_after, modes_after = reply
+    if kind == "raised" and not (type(value) is dict and all(type(value.get(k)) in (str, type(None)) for k in
+                                                              ("module", "name", "base", "message", "line"))):
+        return "an exception described wrongly"
+    if args_after is not None and (type(args_after) is not tuple or len(args_after) != len(args)):
+        return "the arguments after the call do not match the call"
+    if kwargs_after is not None and (type(kwargs_after) is not dict or set(kwargs_after) != set(kwargs)):
+        return "the keyword arguments after the call do not match the call"
+    if rng_after is not None and type(rng_after) is not bytes:
+        return "torch's generator state is not bytes"
+    if modes_after is not None and (type(modes_after) is not list or len(modes_after) != len(modes)):
+        return "the function modes after the call do not match the call"
+    return ""
+
+
 def function_modes() -> list:
     """The TorchFunctionModes active in the grader (exercise 08 counts operations with one): the worker
     runs the learner's call under copies of them, and their state comes back."""
@@ -82,17 +111,23 @@ class RemoteLearner:
         data, types = wire.dumps(request)
         reply_data = self.connection.request(data)
         try:
-            return wire.loads_reply(reply_data, frozenset(types) | sent_types)
-        except (pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError, EOFError) as error:
-            raise GradingFailure(f"your function sent back something the grader cannot read ({error})") from None
+            return loads_reply(reply_data, frozenset(types) | sent_types)
+        except READ_ERRORS as error:
+            self.connection.kill()  # what else it wrote is still in the pipe: a fresh worker next time
+            raise GradingFailure(not_data_message("your code", error)) from None
 
     def lookup(self, exercise_id: str, name: str) -> None:
         key = (exercise_id, name, self.connection.generation)
         if key not in self.known:
             self.known[key] = self.ask(("lookup", exercise_id, name))
         reply = self.known[key]
+        if type(reply) is not tuple or not reply or reply[0] not in ("ok", "failure", "raised", "broken") or (
+                reply[0] != "ok" and len(reply) < 2):
+            del self.known[key]
+            raise GradingFailure(not_data_message("your code", "not a lookup's reply"))
         if reply[0] == "failure":
-            raise GradingFailure(reply[1], detail=reply[2])
+            detail = reply[2] if len(reply) > 2 and type(reply[2]) is dict else None
+            raise GradingFailure(str(reply[1]), detail=detail)
         if reply[0] == "raised":
             raise GradingFailure(f"importing your file raised {reply[1]['name']}: {reply[1]['message']}")
         if reply[0] == "broken":
@@ -123,22 +158,31 @@ class RemoteLearner:
         leaves = autograd_bridge.grad_leaves(args, kwargs)
         wire.remote_grad_hook = autograd_bridge.hook(self.connection, leaves)
         try:
-            reply = wire.loads_reply(self.connection.request(data), frozenset(types))
-        except (pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError, EOFError) as error:
-            raise GradingFailure(f"{name} sent back something the grader cannot read ({error})") from None
+            reply = loads_reply(self.connection.request(data), frozenset(types))
+        except READ_ERRORS as error:
+            self.connection.kill()  # what else it wrote is still in the pipe: a fresh worker next time
+            raise GradingFailure(not_data_message(name, error)) from None
         finally:
             wire.remote_grad_hook = None
-        if reply[0] == "broken":
+        if type(reply) is tuple and len(reply) == 2 and reply[0] == "broken":
             raise RuntimeError(f"speckata: the learner worker could not serve the grader: {reply[1]}")
+        problem = call_reply_problem(reply, args, kwargs, modes)
+        if problem:
+            self.connection.kill()
+            raise GradingFailure(not_data_message(name, problem))
         kind, value, args_after, kwargs_after, rng_after, modes_after = reply
-        self.take_torch_state(rng_after)
         memo: dict = {}
         changed = []
-        if args_after is not None:
-            changed = merge_arguments([*args, *kwargs.values()], [*args_after, *kwargs_after.values()],
-                                      [*range(1, len(args) + 1), *kwargs], memo)
-        if modes_after is not None:
-            merge(list(modes), list(modes_after), memo)  # what a cost counter saw (exercise 08)
+        try:
+            self.take_torch_state(rng_after)
+            if args_after is not None:
+                changed = merge_arguments([*args, *kwargs.values()], [*args_after, *kwargs_after.values()],
+                                          [*range(1, len(args) + 1), *kwargs], memo)
+            if modes_after is not None:
+                merge(list(modes), list(modes_after), memo)  # what a cost counter saw (exercise 08)
+        except (ReplyNotData, RuntimeError) as error:  # RuntimeError: torch refused a generator state
+            self.connection.kill()
+            raise GradingFailure(not_data_message(name, error)) from None
         if kind == "raised":
             raise rebuilt_error(value, name)
         if changed:

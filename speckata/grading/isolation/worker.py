@@ -28,7 +28,7 @@ from speckata.grading.isolation import sandbox, shipped_classes, wire
 from speckata.grading.isolation.autograd_bridge import grad_leaves
 from speckata.grading.parent_death import die_with_parent
 
-# Classes the grader can load back (wire.ReplyUnpickler); values of other classes are converted.
+# Classes the grader can load back (reply_unpickler.py); values of other classes are converted.
 LOADABLE_ROOTS = {"builtins", "collections", "numpy", "torch", "speckata", "copyreg"}
 OPAQUE = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.ModuleType,
           types.GeneratorType, type)

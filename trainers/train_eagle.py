@@ -1,4 +1,7 @@
-"""Train the committed EAGLE head, and distil the draft it is compared with: ``python -m speckata.models.train_eagle``.
+"""Train the committed EAGLE head, and distil the draft it is compared with: ``python -m trainers.train_eagle``.
+
+CONTAINS THE ANSWERS to exercises 22 and 11: read it after solving (the trainers live outside the
+speckata package, so the grader's sandbox never holds them).
 
 The head (``speckata.models.eagle.EagleHead``, about 83k parameters) learns on the committed
 character-level target, which stays frozen: the target's last hidden states of every training
@@ -141,7 +144,7 @@ def distil_draft(settings: dict, scale: float, graded: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m speckata.models.train_eagle", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m trainers.train_eagle", description=__doc__.split("\n")[0])
     parser.add_argument("--only", choices=("head", "distilled_draft"), action="append", help="train only this")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the step counts")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{record['distilled_draft']['held_out_alpha_top1_after']}", file=sys.stderr)
     record.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
                   target="speckata/models/weights/target.pt (frozen)",
-                  command="python -m speckata.models.train_eagle"
+                  command="python -m trainers.train_eagle"
                   + (f" --scale {args.scale}" if args.scale != 1 else ""))
     record_path.write_text(json.dumps(record, indent=1) + "\n")
     return 0

@@ -1,4 +1,7 @@
-"""Train the committed Medusa heads: ``python -m speckata.models.train_medusa`` (a few minutes on 2 CPU cores).
+"""Train the committed Medusa heads: ``python -m trainers.train_medusa`` (a few minutes on 2 CPU cores).
+
+CONTAINS THE ANSWERS to exercise 21: read it after solving (the trainers live outside the
+speckata package, so the grader's sandbox never holds them).
 
 Three heads (``speckata.models.medusa.MedusaHeads``) on the committed character-level target,
 which stays frozen: its last hidden states are computed under ``torch.no_grad()`` and only the
@@ -102,7 +105,7 @@ def train(settings: dict, scale: float) -> tuple[MedusaHeads, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m speckata.models.train_medusa", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m trainers.train_medusa", description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the step count")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
@@ -113,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.save({key: value.to(torch.float16) for key, value in heads.state_dict().items()}, args.out / "medusa_heads.pt")
     record.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
                   target="speckata/models/weights/target.pt (frozen)",
-                  command="python -m speckata.models.train_medusa" + (f" --scale {args.scale}" if args.scale != 1 else ""))
+                  command="python -m trainers.train_medusa" + (f" --scale {args.scale}" if args.scale != 1 else ""))
     (args.out / "medusa.json").write_text(json.dumps(record, indent=1) + "\n")
     print(f"medusa: {record['parameters']:,} parameters, held-out top-1 per head {record['held_out_top1']}, "
           f"{record['seconds']} s", file=sys.stderr)

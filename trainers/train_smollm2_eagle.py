@@ -1,4 +1,7 @@
-"""``python -m speckata.real.train_eagle``: train SmolLM2's EAGLE head on its own features (~13 min, 1 thread).
+"""``python -m trainers.train_smollm2_eagle``: train SmolLM2's EAGLE head on its own features (~13 min, 1 thread).
+
+CONTAINS THE ANSWERS to exercise 22: read it after solving (the trainers live outside the
+speckata package, so the grader's sandbox never holds them).
 
 1. Text this machine already has (``train_draft``'s corpus: the Python standard library's prose
    and code, half the prose wrapped in SmolLM2's chat template), ``--tokens`` of it, and SmolLM2's
@@ -88,7 +91,7 @@ def replies(model, tokenizer, count: int, tokens: int, batch: int = 24) -> list[
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m speckata.real.train_eagle", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m trainers.train_smollm2_eagle", description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=65536, help="standard-library text, in tokens (default 65536)")
     parser.add_argument("--replies", type=int, default=216, help="also train on the target's replies to this many "
                         "requests (default 216: the 72 requests three times)")
