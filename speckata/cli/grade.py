@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from speckata.cli import codes
-from speckata.cli.grade_summary import folder_line, write_summaries
+from speckata.cli.grade_progress import ProgressBar
+from speckata.cli.grade_summary import folder_line, output_names, write_summaries
 from speckata.cli.pristine import committed_stub
 from speckata.cli.runner import crash_description
 from speckata.cli.workspace import UsageProblem, find_exercise
@@ -85,27 +86,6 @@ class FolderGrading:
     error: str = ""  # why the grader could not grade this folder
 
 
-SUMMARY_FILES = ("summary.csv", "summary.md")  # written into --out beside the folders' own
-
-
-def output_names(folders: list[Path]) -> list[str]:
-    """Each folder's name, made distinct: ``a/exercises`` and ``b/exercises`` become a-exercises,
-    b-exercises; a folder named like a summary file (``summary.md``) becomes summary.md-2, so no
-    folder's results can take the summary's place."""
-    bases = [f.name or "folder" for f in folders]
-    names = [f"{f.parent.name}-{b}" if bases.count(b) > 1 else b for f, b in zip(folders, bases)]
-    taken = {name.lower() for name in SUMMARY_FILES}  # lower case: a case-insensitive file system
-    distinct = []
-    for name in names:
-        candidate, number = name, 1
-        while candidate.lower() in taken:
-            number += 1
-            candidate = f"{name}-{number}"
-        taken.add(candidate.lower())
-        distinct.append(candidate)
-    return distinct
-
-
 def untouched(root: Path, folder: Path, exercise: Exercise) -> bool:
     text = (folder / exercise.file).read_text(errors="replace")
     stubs = {committed_stub(root, exercise), _read(root / "exercises" / exercise.file)}
@@ -129,28 +109,6 @@ def plan(root: Path, folder: Path, name: str, exercises: list[Exercise]) -> Fold
         else:
             grading.attempted.append(exercise)
     return grading
-
-
-class ProgressBar:
-    """``[#####.....] 12/30 folders, 2 running, 41 s`` on stderr; redrawn in place on a terminal."""
-
-    def __init__(self, total: int, stream=sys.stderr):
-        self.total, self.done, self.running, self.stream = total, 0, 0, stream
-        self.started, self.lock = time.monotonic(), threading.Lock()
-        self.in_place = stream.isatty()
-
-    def update(self, started: int = 0, finished: int = 0) -> None:
-        with self.lock:
-            self.running += started - finished
-            self.done += finished
-            filled = round(30 * self.done / max(self.total, 1))
-            line = (f"[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} folders, "
-                    f"{self.running} running, {time.monotonic() - self.started:.0f} s")
-            if self.in_place:
-                self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
-            elif finished:
-                self.stream.write(line + "\n")
-            self.stream.flush()
 
 
 def grade_folder(root: Path, grading: FolderGrading, args, scratch: Path, bar: ProgressBar) -> None:

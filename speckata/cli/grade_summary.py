@@ -1,5 +1,5 @@
 """`kata grade`'s summary: one row per learner's folder, one column per exercise (CSV and Markdown),
-and one line per folder on stdout."""
+and one line per folder on stdout; and the folders' names under --out, none of them a summary's."""
 
 from __future__ import annotations
 
@@ -42,3 +42,24 @@ def folder_line(grading, exercises) -> str:
     if grading.error:
         line += f"; ERROR: {grading.error.splitlines()[0]}"
     return line
+
+
+SUMMARY_FILES = ("summary.csv", "summary.md")  # written into --out beside the folders' own
+
+
+def output_names(folders: list[Path]) -> list[str]:
+    """Each folder's name, made distinct: ``a/exercises`` and ``b/exercises`` become a-exercises,
+    b-exercises; a folder named like a summary file (``summary.md``) becomes summary.md-2, so no
+    folder's results can take the summary's place."""
+    bases = [f.name or "folder" for f in folders]
+    names = [f"{f.parent.name}-{b}" if bases.count(b) > 1 else b for f, b in zip(folders, bases)]
+    taken = {name.lower() for name in SUMMARY_FILES}  # lower case: a case-insensitive file system
+    distinct = []
+    for name in names:
+        candidate, number = name, 1
+        while candidate.lower() in taken:
+            number += 1
+            candidate = f"{name}-{number}"
+        taken.add(candidate.lower())
+        distinct.append(candidate)
+    return distinct

@@ -120,10 +120,10 @@ def load_module(module_name: str, path: Path):
 
 def learner_function(exercise_id: str, name: str):
     """The function ``name`` of exercise ``exercise_id`` from the graded folder."""
-    from speckata.grading import isolation
+    from speckata.grading.isolation import session
 
-    if isolation.current() is not None:  # kata grade: the function lives in a worker process
-        return with_return_contract(exercise_id, isolation.current().function(exercise_id, name))
+    if session.current() is not None:  # kata grade: the function lives in a worker process
+        return with_return_contract(exercise_id, session.current().function(exercise_id, name))
     exercise = exercise_by_id(exercise_id)
     path = target_dir() / exercise.file
     module = load_module(exercise.module, path)

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from speckata.cli.grade import output_names
+from speckata.cli.grade_summary import output_names
 from speckata.grading.isolation.bubblewrap import sandbox_problem
 from speckata.manifest import repo_root
+from tests.maintainer.process_lines import command_lines
 
 ROOT = repo_root()
 SAMPLES = ROOT / "tests" / "kata_samples" / "isolation"
@@ -64,16 +65,6 @@ def kata_grade(folders: list[Path], out: Path, *options: str, poll=None, tmpdir:
         time.sleep(0.2)
     stdout, stderr = process.communicate(timeout=1800)
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
-
-
-def command_lines() -> list[str]:
-    lines = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-        except OSError:
-            pass
-    return lines
 
 
 def repository_fingerprint() -> dict[str, str]:

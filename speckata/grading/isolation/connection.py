@@ -25,6 +25,7 @@ from pathlib import Path
 
 from speckata.grading.failures import GradingFailure
 from speckata.grading.isolation import bubblewrap, wire
+from speckata.grading.isolation.leftovers import start_time
 from speckata.grading.isolation.worker import BOOTSTRAP
 
 OUTPUT_SHOWN = 64 * 1024  # what one call's printing may add to the test's captured output
@@ -203,16 +204,6 @@ def sandbox_pidfd(info_read: int) -> int | None:
         with open(log, "a") as file:
             file.write(f"{child} {started}\n")
     return pidfd
-
-
-def start_time(pid: int) -> int | None:
-    """When ``pid`` started (clock ticks since boot, /proc/PID/stat's 22nd field): with the pid, it names
-    one process for good (a pid alone may be reused)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat[stat.rindex(")") + 2:].split()[19])
 
 
 def read_info(info_read: int, seconds: float = 30) -> dict:

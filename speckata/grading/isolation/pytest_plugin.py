@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from speckata.grading import isolation
+from speckata.grading.isolation import session
 from speckata.grading.isolation.session import DEFAULT_MEMORY_MB
 from speckata.grading.target import target_dir
 
@@ -48,7 +48,7 @@ def pytest_configure(config):
 
             os.environ[SANDBOX_LOG] = config.getoption("--sandbox-log")
         try:
-            isolation.start(target_dir(), config.getoption("--worker-memory"), sandboxed)
+            session.start(target_dir(), config.getoption("--worker-memory"), sandboxed)
         except ValueError as error:  # a folder over the copy's limits (folder_copy.py)
             raise pytest.UsageError(f"--isolate: {error}") from None
     if config.getoption("--output-json"):
@@ -64,7 +64,7 @@ def pytest_report_header(config):
 
 
 def pytest_unconfigure(config):
-    isolation.stop()
+    session.stop()
 
 
 class CapturedOutput:

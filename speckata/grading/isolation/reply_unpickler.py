@@ -126,6 +126,17 @@ def _count(shape) -> int:
     return count
 
 
+_known_for: dict = {}  # (numpy, torch) as imported -> (checks, globals): built once, not per reply
+
+
+def _known() -> tuple[dict, dict]:
+    key = (id(sys.modules.get("numpy")), id(sys.modules.get("torch")))
+    if key not in _known_for:
+        _known_for.clear()
+        _known_for[key] = (_checks(), _globals())
+    return _known_for[key]
+
+
 def _globals() -> dict:
     """(module, name) of each constructor in the checks, as pickle names it."""
     names = {}
@@ -142,8 +153,7 @@ class ReplyUnpickler(pickle._Unpickler):  # noqa: SLF001 - the Python unpickler:
 
     def __init__(self, file, sent_types=frozenset()):
         super().__init__(file)
-        self.checks = _checks()
-        self.globals = _globals()
+        self.checks, self.globals = _known()
         self.data_classes = frozenset(t for t in sent_types if is_data_class(t))
 
     def find_class(self, module, name):
