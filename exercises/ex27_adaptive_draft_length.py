@@ -118,7 +118,7 @@ Tasks (the grader reports a failure by its task number):
     Task 6: temperature 0 is every row's greedy decoding, alone
     Task 7: every row is distributed as the target's own sampling of its prompt
     Task 8: bad input
-    Task 9: probe_every, a probe round of gamma 1 out of the gamma-0 lock (replay and chi-square)
+    Task 9: probe_every, a probe round of gamma 1 out of the gamma-0 lock
 
 Check it with:  kata check 27-adaptive-draft-length   (or: pytest tests/test_27_adaptive_draft_length.py)
 """

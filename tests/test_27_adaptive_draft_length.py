@@ -245,7 +245,7 @@ def test_bad_input_raises_a_value_error_naming_the_problem(name):
     expect_value_error(learner_function(EXERCISE, function), *args, mentions=mentions, problem=name)
 
 
-# Task 9: probe_every, a probe round out of the gamma-0 lock ------------------------------------------------
+# Task 9: probe_every, a probe round of gamma 1 out of the gamma-0 lock --------------------------------------
 
 EXAMPLE_PROBE_COSTS = ([[10, 14, 18, 22], [10, 16, 22, 28]], [1, 1], [1, 2])  # drafting pays above alpha 0.5 / 0.7
 
