@@ -47,8 +47,8 @@ adaptive_speculative_generate(target, draft, prompts, max_new_tokens, max_gamma,
     0. gamma = max_gamma if costs is None, else min(max_gamma, next_gamma(ema, A, *costs)).
        The probe (Task 9; probe_every None: never): if gamma is 0, probe_every is an integer N and
        idle == N (the N rounds just before this one all had gamma 0), this round is a probe:
-       gamma = 1. Then idle = idle + 1 if gamma is 0, else 0 (a probe, or any round that
-       drafts, ends the run). Without probes a k = 0 round tests nothing, the estimate never moves
+       gamma = 1. Then idle = idle + 1 if gamma is 0, else 0 (a probe, or any round whose gamma
+       is 1 or more, ends the run, even if the cap below makes its k 0). Without probes a k = 0 round tests nothing, the estimate never moves
        again, and rule (b) stays at 0 until the active rows change the table's row.
        most = min(gamma, max over active rows of (max_new_tokens - its new tokens) - 1).
     1. Draft, at most `most` passes. Every active row starts the round with confidence 1.0 (float64); after
