@@ -1,13 +1,18 @@
 """Exercise 27-adaptive-draft-length: a draft length that adapts, round by round and batch by batch (torch).
 
 Exercise 25 drafts gamma tokens every round, whatever happens. Two things say it should not: a
-draft that is unsure of its own tokens will see them rejected (EAGLE-2 and SpecDec++ stop drafting
-when the draft's confidence falls), and a large batch makes the target's pass compute-bound, so
-drafts cost real time (exercise 26; SGLang and vLLM draft less, or not at all, under load). You
-write both rules and plug them into exercise 25's decoder. The output stays exactly the target's:
-rule (a) decides whether to draft position j + 1 from positions <= j only (a stopping time), rule
-(b) decides a round's length from earlier rounds only, and exercise 08's verifier is exact for
-every k, k = 0 included. Theory: theory/27-adaptive-draft-length.md. Worked example:
+draft that is unsure of its own tokens will see them rejected (EAGLE-2 grows its tree where the
+draft's path confidence is high; SpecDec++ stops when a trained head predicts a rejection is
+likely; rule (a) is the untrained version: stop when the draft's own path confidence falls), and a
+large batch makes the target's pass compute-bound, so drafts cost real time (exercise 26; SGLang
+and vLLM draft less under load). You write both rules and plug them into exercise 25's decoder.
+The output stays exactly the target's, position by position: whether to draft position j + 1 is
+decided from what is already drawn (rule (a): the drafts <= j; rule (b) and the probe: earlier
+rounds), never from the verifier's verdict or uniforms. Then either position j + 1 gets a fresh
+draft from q that the verifier accepts or replaces from the residual, or (no draft) the bonus
+token is drawn from p; either way its token is distributed as p given everything before it.
+(Conditioning on the drafts themselves is not the argument: given the drafts, a kept token is
+not p-distributed.) Theory: theory/27-adaptive-draft-length.md. Worked example:
 notebooks/27-adaptive-draft-length.ipynb.
 
 keep_drafting(confidence, threshold) -> bool                                   (Task 1: rule (a))
@@ -31,14 +36,20 @@ next_gamma(alpha, active_rows, target_cost, draft_cost, batch_sizes) -> int    (
     best_gamma at that row, with acceptance rate alpha (a table of one context length:
     target_cost[:, :, None] and draft_cost[:, None]), as a plain int in 0 .. N - 1.
 adaptive_speculative_generate(target, draft, prompts, max_new_tokens, max_gamma, generator,
-                              temperature=1.0, threshold=0.0, costs=None, beta=0.5, initial_alpha=0.5)
-    -> BatchedSpeculativeResult                                                 (Tasks 4 to 8)
+                              temperature=1.0, threshold=0.0, costs=None, beta=0.5, initial_alpha=0.5,
+                              probe_every=None)
+    -> BatchedSpeculativeResult                                                 (Tasks 4 to 9)
     Exercise 25's batched_speculative_generate with the round's k chosen by the two rules; costs:
     None (no rule (b)) or a triple (target_cost, draft_cost, batch_sizes) as next_gamma takes it.
     Everything else (the passes, their feeds, masks and positions, the order of the draws, the
     verifier, the crops, the result's fields) is exercise 25's contract, word for word. The state:
-    ema, starting at initial_alpha. Each round, with A active rows:
-    0. gamma = max_gamma if costs is None, else min(max_gamma, next_gamma(ema, A, *costs));
+    ema, starting at initial_alpha, and idle, starting at 0. Each round, with A active rows:
+    0. gamma = max_gamma if costs is None, else min(max_gamma, next_gamma(ema, A, *costs)).
+       The probe (Task 9; probe_every None: never): if gamma is 0, probe_every is an integer N and
+       idle == N (the N rounds just before this one all had gamma 0), this round is a probe:
+       gamma = 1. Then idle = idle + 1 if gamma is 0, else 0 (a probe, or any round whose gamma
+       is 1 or more, ends the run, even if the cap below makes its k 0). Without probes a k = 0 round tests nothing, the estimate never moves
+       again, and rule (b) stays at 0 until the active rows change the table's row.
        most = min(gamma, max over active rows of (max_new_tokens - its new tokens) - 1).
     1. Draft, at most `most` passes. Every active row starts the round with confidence 1.0 (float64); after
        draft pass j (its draws done), each row's confidence is multiplied by q_j[row, x_j[row]],
@@ -58,10 +69,11 @@ Bad input raises ValueError: the phrases of exercise 25 (check_batched_generatio
 draft, prompts, max_new_tokens, max_gamma, temperature), given: "gamma" for max_gamma), then
 "threshold" (not a real number in [0, 1]), "beta" (not in (0, 1]), "initial_alpha" and "ema" (not
 in [0, 1]), "costs" (not None nor a triple; bad tables: exercise 26's own errors), "accepted" (a
-count outside 0..k, or none), "active_rows" (not an integer >= 1), "confidence" (empty). The
-decoder checks everything (the tables with one next_gamma(initial_alpha, 1, *costs)) before it
-calls a model. speckata.adaptive_checks (given) has check_unit_interval(name, value),
-check_beta(beta) and check_costs(costs).
+count outside 0..k, or none), "active_rows" (not an integer >= 1), "confidence" (empty),
+"probe_every" (not None nor an integer >= 1). The decoder checks everything (the tables with one
+next_gamma(initial_alpha, 1, *costs)) before it calls a model. speckata.adaptive_checks (given)
+has check_unit_interval(name, value), check_beta(beta), check_costs(costs) and
+check_probe_every(probe_every).
 
 Worked example (toy Markov chains, row = previous token):
 
@@ -89,6 +101,13 @@ Worked example (toy Markov chains, row = previous token):
 ...                                      threshold=0.27, costs=costs)
 >>> both.drafted_per_round, both.accepted_per_row            # rule (b): gamma 1 at alpha 0.5 and 2 rows
 ([1, 2, 2, 1], [[1, 2, 2], [1, 0, 2, 1]])
+>>> dear = ([[10, 14, 18, 22], [10, 16, 22, 28]], [1, 1], [1, 2])   # drafting pays above alpha 0.5 (B = 1), 0.7 (B = 2)
+>>> adaptive_speculative_generate(*chains(), [[0], [1, 2]], 10, 3, torch.Generator().manual_seed(6), costs=dear,
+...                               initial_alpha=0.4).drafted_per_round      # gamma 0 from the start, locked
+[0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+>>> adaptive_speculative_generate(*chains(), [[0], [1, 2]], 10, 3, torch.Generator().manual_seed(6), costs=dear,
+...                               initial_alpha=0.4, probe_every=2).drafted_per_round  # a probe after 2 rounds at 0
+[0, 0, 1, 0, 0, 1, 1, 0]
 
 Tasks (the grader reports a failure by its task number):
     Task 1: keep_drafting, rule (a)'s stop test
@@ -99,6 +118,7 @@ Tasks (the grader reports a failure by its task number):
     Task 6: temperature 0 is every row's greedy decoding, alone
     Task 7: every row is distributed as the target's own sampling of its prompt
     Task 8: bad input
+    Task 9: probe_every, a probe round of gamma 1 out of the gamma-0 lock
 
 Check it with:  kata check 27-adaptive-draft-length   (or: pytest tests/test_27_adaptive_draft_length.py)
 """
@@ -109,7 +129,7 @@ import torch  # noqa: F401
 from ex08_batched_verifier import speculative_step_batched  # noqa: F401  (your exercise 08)
 from ex25_ragged_batch import ragged_inputs  # noqa: F401  (your exercise 25: solve it first)
 from ex26_serving_crossover import best_gamma  # noqa: F401  (your exercise 26)
-from speckata.adaptive_checks import check_beta, check_costs, check_unit_interval  # noqa: F401  (given)
+from speckata.adaptive_checks import check_beta, check_costs, check_probe_every, check_unit_interval  # noqa: F401  (given)
 from speckata.models.decoding import BatchedSpeculativeResult, check_batched_generation_inputs  # noqa: F401  (given)
 from speckata.models.sampling import next_token_probabilities  # noqa: F401
 from speckata.torch_sampling import sample_rows  # noqa: F401
@@ -131,7 +151,7 @@ def next_gamma(alpha, active_rows, target_cost, draft_cost, batch_sizes) -> int:
 
 
 def adaptive_speculative_generate(target, draft, prompts, max_new_tokens, max_gamma, generator, temperature=1.0,
-                                  threshold=0.0, costs=None, beta=0.5, initial_alpha=0.5):
-    # TODO(27-adaptive-draft-length): exercise 25's decoder, k chosen by next_gamma (before the round) and
-    # keep_drafting (after each draft pass); update the estimate with update_acceptance after each round.
+                                  threshold=0.0, costs=None, beta=0.5, initial_alpha=0.5, probe_every=None):
+    # TODO(27-adaptive-draft-length): exercise 25's decoder, k chosen by next_gamma (before the round, with the
+    # probe rule) and keep_drafting (after each draft pass); update the estimate with update_acceptance after each round.
     raise NotImplementedError("27-adaptive-draft-length: adaptive_speculative_generate is not written yet")

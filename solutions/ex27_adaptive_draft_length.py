@@ -6,7 +6,7 @@ import torch
 from ex08_batched_verifier import speculative_step_batched
 from ex25_ragged_batch import ragged_inputs
 from ex26_serving_crossover import best_gamma
-from speckata.adaptive_checks import check_beta, check_costs, check_unit_interval
+from speckata.adaptive_checks import check_beta, check_costs, check_probe_every, check_unit_interval
 from speckata.models.decoding import BatchedSpeculativeResult, check_batched_generation_inputs
 from speckata.models.sampling import next_token_probabilities
 from speckata.torch_sampling import sample_rows
@@ -71,22 +71,27 @@ def propose(draft, sequences, active, most, threshold, generator, temperature):
 
 
 def adaptive_speculative_generate(target, draft, prompts, max_new_tokens, max_gamma, generator, temperature=1.0,
-                                  threshold=0.0, costs=None, beta=0.5, initial_alpha=0.5):
+                                  threshold=0.0, costs=None, beta=0.5, initial_alpha=0.5, probe_every=None):
     sequences = check_batched_generation_inputs(target, draft, prompts, max_new_tokens, max_gamma, temperature)
     threshold = check_unit_interval("threshold", threshold)
     beta = check_beta(beta)
     ema = check_unit_interval("initial_alpha", initial_alpha)
+    probe_every = check_probe_every(probe_every)
     if check_costs(costs) is not None:
         next_gamma(ema, 1, *costs)  # the tables' errors before any model call
     batch = len(sequences)
     target.reset_rows(batch)
     draft.reset_rows(batch)
     result = BatchedSpeculativeResult([[] for _ in range(batch)], [[] for _ in range(batch)])
+    idle = 0  # rounds in a row, just before this one, whose gamma was 0
     while True:
         active = [b for b in range(batch) if len(result.tokens[b]) < max_new_tokens]
         if not active:
             return result
         gamma = max_gamma if costs is None else min(max_gamma, next_gamma(ema, len(active), *costs))  # rule (b)
+        if gamma == 0 and probe_every is not None and idle == probe_every:
+            gamma = 1  # a probe: k = 0 rounds test nothing, so the estimate would never move again
+        idle = idle + 1 if gamma == 0 else 0
         most = min(gamma, max(max_new_tokens - len(result.tokens[b]) for b in active) - 1)
         drafts, q = propose(draft, sequences, active, most, threshold, generator, temperature)  # rule (a)
         k = drafts.shape[1]

@@ -9,8 +9,6 @@ the statistics and the generator's state afterwards.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import pytest
 import torch
@@ -18,15 +16,16 @@ import torch
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
 from speckata.models.decoding import autoregressive_generate
-from speckata.models.markov import random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
 from tests.reference import ex27_cases as cases
 from tests.reference import ex27_reference as reference
 from tests.reference.ex25_cases import chains
 from tests.reference.ex25_reference import reference_batched_generate
-from tests.reference.ex27_cases import FINISHING_COSTS, GPU_COSTS, TOY_COSTS
-from tests.shared.statistics import pooled_chi_square
+from tests.reference.ex27_bad_input import BAD_DECODER_SETTINGS, BAD_RULE_CALLS
+from tests.reference.ex27_cases import FINISHING_COSTS, GPU_COSTS, PROBE_COSTS, TOY_COSTS
+from tests.reference.ex27_explain import explain_next_gamma, explain_update_acceptance
+from tests.reference.ex27_statistics import PROBE_STAT_RULES, STAT_ALPHA, STAT_RULES, check_rows, row_chi_squares  # noqa: F401  (STAT_ALPHA: the margin gate reads it here)
 
 EXERCISE = "27-adaptive-draft-length"
 
@@ -42,14 +41,18 @@ def check_case(*args, **kwargs):
     return cases.check_case(adaptive_speculative_generate(), *args, **kwargs)
 
 
+EXPLAIN = {"update_acceptance": explain_update_acceptance, "next_gamma": explain_next_gamma}
+
+
 def check_value(name: str, args: tuple, expected, tolerance: float = 0.0):
     call = f"{name}{tuple(args)!r}"[:400]
     got = call_learner(learner_function(EXERCISE, name), *args, case=call)
     wrong = (type(got) is not type(expected) and not (isinstance(expected, float) and isinstance(got, (float, np.floating)))
              or abs(float(got) - float(expected)) > tolerance)
     if wrong:
+        formula = f"\n{EXPLAIN[name](*args)}" if name in EXPLAIN else ""
         raise GradingFailure(f"{call} returned {got!r} ({type(got).__name__}); expected {expected!r} "
-                             f"({type(expected).__name__}).")
+                             f"({type(expected).__name__}).{formula}")
 
 
 # Task 1: keep_drafting, rule (a)'s stop test ------------------------------------------------------------
@@ -199,38 +202,8 @@ def test_temperature_zero_rows_equal_greedy_decoding(trained_models):
 
 # Task 7: every row is distributed as the target's own sampling of its prompt ------------------------------
 
-STAT_RUNS = 1000
-STAT_SEED = 20261228
-STAT_PROMPTS = [[0], [1, 2], [2, 0, 1]]
-STAT_LENGTH = 3
-STAT_RULES = {"threshold": 0.3, "costs": ([[10.0] * 3, [10.0, 10.5, 11.0], [10.0, 11.0, 16.0]], [0.5] * 3, [1, 2, 3]),
-              "initial_alpha": 0.6}
-STAT_ALPHA = 1e-3
-
-
-def stat_chains():
-    """Order-1 chains over 3 tokens, the draft much peakier than the target (exercise 25's)."""
-    return random_markov_model(3, 1, seed=3, sharpness=1.0), random_markov_model(3, 1, seed=4, sharpness=3.0)
-
-
-def row_chi_squares(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED):
-    target, draft = stat_chains()
-    generator = torch.Generator().manual_seed(seed)
-    counts = [Counter() for _ in STAT_PROMPTS]
-    for _ in range(runs):
-        result = call_learner(generate, target, draft, [list(p) for p in STAT_PROMPTS], STAT_LENGTH, 2, generator,
-                              case="(statistical test)", **STAT_RULES)
-        for b, row in enumerate(result.tokens):
-            counts[b][tuple(row)] += 1
-    tests = []
-    for prompt, row_counts in zip(STAT_PROMPTS, counts):
-        law = {s: target.sequence_probability(prompt, s) for s in target.all_continuations(STAT_LENGTH)}
-        tests.append((*pooled_chi_square(row_counts, law, runs), row_counts))
-    return tests
-
-
-def smallest_pvalue(generate) -> float:
-    return min(pvalue for _, _, pvalue, _ in row_chi_squares(generate))
+def smallest_pvalue(generate, rules: dict = STAT_RULES) -> float:
+    return min(pvalue for _, _, pvalue, _ in row_chi_squares(generate, rules))
 
 
 @pytest.mark.statistical
@@ -247,25 +220,12 @@ def test_every_row_is_distributed_as_the_target():
     checks that, and that a decoder advancing every row by the batch's minimum with the
     resampling shortcut scores far below (2e-8 here).
     """
-    for b, (statistic, df, pvalue, counts) in enumerate(row_chi_squares(adaptive_speculative_generate())):
-        if pvalue < STAT_ALPHA:
-            raise GradingFailure(
-                f"Row {b}'s sequences (prompt {STAT_PROMPTS[b]}) are not distributed as the target's own sampling.\n"
-                f"  runs: {STAT_RUNS}, {STAT_LENGTH} new tokens per row, rules {STAT_RULES}\n"
-                f"  chi-square = {statistic:.1f} ({df} degrees of freedom), p-value = {pvalue:.2e} < {STAT_ALPHA}\n"
-                "Common causes: every row advanced by the batch's smallest count; a round's k decided from the "
-                "target's verdict; a replacement drawn from p instead of the residual.")
+    check_rows(row_chi_squares(adaptive_speculative_generate()), STAT_RULES,
+               "Common causes: every row advanced by the batch's smallest count; a round's k decided from the "
+               "target's verdict; a replacement drawn from p instead of the residual.")
 
 
 # Task 8: bad input -----------------------------------------------------------------------------------------
-
-BAD_DECODER_SETTINGS = {
-    "threshold-below-0": ({"threshold": -0.1}, ("threshold",)), "threshold-above-1": ({"threshold": 1.5}, ("threshold",)),
-    "threshold-nan": ({"threshold": float("nan")}, ("threshold",)), "beta-0": ({"beta": 0.0}, ("beta",)),
-    "initial-alpha-2": ({"initial_alpha": 2.0}, ("initial_alpha",)), "costs-not-a-triple": ({"costs": "fast"}, ("costs",)),
-    "costs-decreasing-batch-sizes": ({"costs": (TOY_COSTS[0], TOY_COSTS[1], [4, 2, 1])}, ("batch_sizes",)),
-}
-
 
 @pytest.mark.parametrize("name", list(BAD_DECODER_SETTINGS))
 @pytest.mark.task(8)
@@ -278,21 +238,53 @@ def test_bad_rule_settings_raise_before_any_model_call(name):
         raise GradingFailure(f"adaptive_speculative_generate(..., {settings}) called the models before refusing its input.")
 
 
-BAD_RULE_CALLS = {
-    "keep_drafting-threshold": ("keep_drafting", ([0.5], 1.01), ("threshold",)),
-    "keep_drafting-negative-threshold": ("keep_drafting", ([0.5], -0.01), ("threshold",)),
-    "keep_drafting-no-rows": ("keep_drafting", ([], 0.5), ("confidence",)),
-    "update_acceptance-count-above-k": ("update_acceptance", (0.5, [3], 2, 0.5), ("accepted",)),
-    "update_acceptance-beta": ("update_acceptance", (0.5, [1], 2, 1.5), ("beta",)),
-    "update_acceptance-ema": ("update_acceptance", (-0.5, [1], 2, 0.5), ("ema",)),
-    "next_gamma-no-rows": ("next_gamma", (0.5, 0, *TOY_COSTS), ("active_rows",)),
-    "next_gamma-alpha": ("next_gamma", (1.5, 2, *TOY_COSTS), ("alpha",)),
-    "max_gamma-0": ("adaptive_speculative_generate", (*chains("far"), [[0]], 5, 0, torch.Generator()), ("gamma",)),
-}
-
-
 @pytest.mark.parametrize("name", list(BAD_RULE_CALLS))
 @pytest.mark.task(8)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     function, args, mentions = BAD_RULE_CALLS[name]
     expect_value_error(learner_function(EXERCISE, function), *args, mentions=mentions, problem=name)
+
+
+# Task 9: probe_every, a probe round of gamma 1 out of the gamma-0 lock --------------------------------------
+
+EXAMPLE_PROBE_COSTS = ([[10, 14, 18, 22], [10, 16, 22, 28]], [1, 1], [1, 2])  # drafting pays above alpha 0.5 / 0.7
+
+
+@pytest.mark.task(9)
+def test_probe_worked_example():
+    models, prompts = "the worked example's order-1 chains", [[0], [1, 2]]
+    rules = {"costs": EXAMPLE_PROBE_COSTS, "initial_alpha": 0.4}
+    locked, _ = check_case(models, *chains("example"), prompts, 10, 3, seed=6, **rules)
+    assert locked.drafted_per_round == [0] * 10, locked.drafted_per_round
+    probed, _ = check_case(models, *chains("example"), prompts, 10, 3, seed=6, probe_every=2, **rules)
+    if probed.drafted_per_round != [0, 0, 1, 0, 0, 1, 1, 0]:
+        raise GradingFailure(f"With probe_every=2 the worked example drafts {probed.drafted_per_round} per round; the "
+                             "text's rule gives [0, 0, 1, 0, 0, 1, 1, 0]: two rounds at gamma 0, then a probe of gamma 1.")
+
+
+@pytest.mark.generated
+@pytest.mark.parametrize("models", ["far", "close", "example"])
+@pytest.mark.task(9)
+def test_random_cases_with_probes_match_the_reference(models):
+    gen = torch.Generator().manual_seed(case_seed(300 + len(models)))
+    for index in range(12):
+        batch = int(torch.randint(1, 5, (), generator=gen))
+        prompts = [torch.randint(0, 3, (int(torch.randint(1, 4, (), generator=gen)),), generator=gen).tolist()
+                   for _ in range(batch)]
+        rules = {"threshold": [0.0, 0.3][index % 2], "beta": [0.25, 0.5, 1.0][index % 3], "probe_every": 1 + index % 3,
+                 "initial_alpha": round(0.2 + 0.3 * float(torch.rand((), generator=gen)), 3), "costs": PROBE_COSTS}
+        try:
+            check_case(f"toy chains ({models})", *chains(models), prompts, int(torch.randint(4, 20, (), generator=gen)),
+                       int(torch.randint(1, 4, (), generator=gen)), seed=case_seed(900 + index), **rules)
+        except GradingFailure as failure:
+            raise GradingFailure(f"{failure}\n\n(random probe case {index} of 12; the cases before it passed)") from None
+
+
+@pytest.mark.statistical
+@pytest.mark.task(9)
+def test_every_row_is_distributed_as_the_target_with_probes():
+    """As Task 7's test (same chains, prompts, 1000 runs, seed 20261228, threshold 1e-3 on the smallest of
+    the 3 rows' p-values), with rule (b) on a table where drafting pays only above alpha 0.45, the
+    estimate starting at 0.1 and probe_every=1: round 1 is plain decoding, round 2 a probe of gamma 1."""
+    check_rows(row_chi_squares(adaptive_speculative_generate(), PROBE_STAT_RULES), PROBE_STAT_RULES,
+               "A probe is an ordinary round of k = 1: its draft is verified like any other.")

@@ -96,4 +96,7 @@ CHECKS = [
                    ex25.STAT_ALPHA, ex25.smallest_pvalue),
     ChiSquareCheck("27-adaptive-draft-length", "test_every_row_is_distributed_as_the_target", "adaptive_speculative_generate",
                    ex27.STAT_ALPHA, ex27.smallest_pvalue),
+    ChiSquareCheck("27-adaptive-draft-length", "test_every_row_is_distributed_as_the_target_with_probes",
+                   "adaptive_speculative_generate", ex27.STAT_ALPHA,
+                   lambda generate: ex27.smallest_pvalue(generate, ex27.PROBE_STAT_RULES)),
 ]

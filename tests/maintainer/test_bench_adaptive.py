@@ -46,3 +46,48 @@ def test_the_bench_prints_every_decoder_on_a_modelled_table(tmp_path):
         assert set(figure["tokens_per_ms"]) == names and all(len(v) == 2 for v in figure["tokens_per_ms"].values())
         assert set(figure["gain"]) == {"rule (a) t=0.3", "rule (b)", "rules (a)+(b)"}
     assert "rules (a)+(b)" in run.stdout and "gain over" in run.stdout, run.stdout
+
+
+def test_mixed_workload_puts_underline_rows_beside_prose_and_never_reuses_a_window():
+    from argparse import Namespace
+
+    from speckata.bench.adaptive_mixed import UNDERLINE, workload
+    from speckata.models.pretrained import char_tokenizer
+
+    args = Namespace(batch_sizes=[1, 4])
+    underline = char_tokenizer().encode(UNDERLINE)
+    sets = [workload(args, s) for s in range(3)]
+    assert [len(batch) for batch in sets[0]] == [1, 1, 4]
+    kinds = [[row[-len(underline):] == underline for row in batch] for batch in sets[0]]
+    assert kinds == [[True], [False], [True, False, True, False]]
+    rows = [tuple(row) for batches in sets for batch in batches for row in batch]
+    assert len(rows) == len(set(rows)) and all(len(row) == 32 for row in rows)
+
+
+def test_mixed_gains_compare_each_seed_set_with_its_own_best_fixed_gamma():
+    from speckata.bench.adaptive_mixed import gains
+
+    runs = {"fixed g=0": [1.0, 1.0], "fixed g=1": [2.0, 0.5], "rule (b)": [2.0, 1.5]}
+    out = gains(runs)
+    assert out["best_fixed"] == ["fixed g=1", "fixed g=0"]
+    assert out["over_best_fixed"]["rule (b)"] == [1.0, 1.5] and out["over_plain"]["rule (b)"] == [2.0, 1.5]
+
+
+def test_the_mixed_bench_chooses_settings_on_hold_out_sets_and_prints_every_decoder(tmp_path):
+    sizes, contexts = [1, 2, 4], [64]
+    record = {"command": "modelled by speckata.roofline", "machine": "none", "batch_sizes": sizes, "context_lengths": contexts,
+              "target_cost": {"median": modelled_target_cost(sizes, 3, contexts).tolist()},
+              "draft_cost": {"median": modelled_draft_cost(sizes, contexts).tolist()}}
+    (tmp_path / "cost.json").write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-m", "speckata.bench", "adaptive_mixed", "--costs", str(tmp_path / "cost.json"),
+                          "--batch-sizes", "1", "2", "--tokens", "4", "--seed-sets", "2", "--holdout-sets", "1",
+                          "--max-gamma", "2", "--json", str(tmp_path / "out.json")],
+                         cwd=repo_root(), capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = json.loads((tmp_path / "out.json").read_text())
+    rules = {"rule (a)", "rule (b)", "rule (b) + probe", "rules (a)+(b)", "rules (a)+(b) + probe"}
+    assert set(out["evaluation"]["tokens_per_ms"]) == {"fixed g=0", "fixed g=1", "fixed g=2"} | rules
+    assert set(out["evaluation"]["over_best_fixed"]) == rules and len(out["evaluation"]["best_fixed"]) == 2
+    assert out["chosen"]["rules (a)+(b) + probe"]["probe_every"] in (2, 8)
+    assert all(len(values) == 1 for values in out["holdout"]["tokens_per_ms"].values())
+    assert "over the best fixed" in run.stdout, run.stdout

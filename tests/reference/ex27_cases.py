@@ -29,6 +29,9 @@ GPU_COSTS = (modelled_target_cost(GPU_SIZES, 9, [1024])[:, :, 0].tolist(),
              GPU_SIZES)
 # Verifying is free for one row and not for two: once a row is done, rule (b) reads the first row.
 FINISHING_COSTS = ([[10.0] * 5, [10.0, 12.0, 14.0, 16.0, 18.0]], [1.0, 1.0], [1, 2])
+# Drafting pays above alpha 0.5 for one row, 0.7 for two, never for four: rule (b) often says 0.
+PROBE_COSTS = ([[10.0, 14.0, 18.0, 22.0, 26.0], [10.0, 16.0, 22.0, 28.0, 34.0], [10.0, 20.0, 30.0, 40.0, 50.0]],
+               [1.0, 1.0, 1.0], [1, 2, 4])
 
 # A stop decision closer to the threshold than this may go either way with float rounding (a
 # float32 draft's probabilities multiplied in float32 or float64): such a case is a bad case.
@@ -48,7 +51,8 @@ def rules_lines(trace, around: int | None = None, shown: int = 8) -> list[str]:
     lines = ["The rules' decisions in the reference (ema before the round, rule (b)'s gamma, the cap, k after rule (a)):"]
     for round_ in trace.rounds[first : first + shown]:
         confidences = "; ".join("[" + ", ".join(f"{c:.3f}" for c in pass_) + "]" for pass_ in round_.confidences)
-        lines.append(f"  round {round_.number}: {len(round_.rows)} active rows, ema {round_.ema:.4f}, gamma {round_.gamma}, most {round_.most}, "
+        gamma = f"{round_.gamma} (a probe)" if round_.probe else f"{round_.gamma}"
+        lines.append(f"  round {round_.number}: {len(round_.rows)} active rows, ema {round_.ema:.4f}, gamma {gamma}, most {round_.most}, "
                      f"k {round_.k}; path confidences after each draft pass: {confidences or 'none'}")
     return lines
 

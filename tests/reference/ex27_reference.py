@@ -6,7 +6,8 @@ gamma computed in exact rational arithmetic by exercise 26's reference (tests/re
 ex26_reference.py). The decoder reuses exercise 25's reference pieces (its own row counters and
 ragged feeds, its inverse-CDF draft sampler, its trace of rounds and calls) and exercise 08's
 reference verifier; only the round's k is chosen here. Each round also records the rule (b)
-length (gamma), the cap (most), the estimate before the round (ema) and the path confidences.
+length (gamma), whether it was a probe, the cap (most), the estimate before the round (ema) and
+the path confidences.
 """
 
 from __future__ import annotations
@@ -51,23 +52,32 @@ class AdaptiveRound(Round):
     most: int = 0  # the cap: gamma, and the tokens the rows still need
     confidences: list[list[float]] = field(default_factory=list)  # after each draft pass, one per active row
     closest: float = float("inf")  # the smallest |confidence - threshold| of a stop decision taken
+    probe: bool = False  # rule (b) said 0 after probe_every rounds at 0: gamma 1 instead
 
 
 def reference_adaptive_generate(target, draft, prompts, max_new_tokens: int, max_gamma: int, generator: torch.Generator,
                                 temperature: float = 1.0, threshold: float = 0.0, costs=None, beta: float = 0.5,
-                                initial_alpha: float = 0.5) -> BatchTrace:
+                                initial_alpha: float = 0.5, probe_every: int | None = None) -> BatchTrace:
     """Runs on the given models (their rows are reset) and returns the full trace (rounds: AdaptiveRound)."""
     batch = len(prompts)
     sequences = [[int(t) for t in prompt] for prompt in prompts]
     trace = BatchTrace([[] for _ in range(batch)])
     target_rows, draft_rows = Rows("target", target, trace, batch), Rows("draft", draft, trace, batch)
     ema = float(initial_alpha)
+    zero_rounds = 0  # the run of rounds at gamma 0 since the last round that drafted or probed
     while any(len(tokens) < max_new_tokens for tokens in trace.tokens):
         number = len(trace.rounds) + 1
         active = [b for b in range(batch) if len(trace.tokens[b]) < max_new_tokens]
         gamma = max_gamma if costs is None else min(max_gamma, reference_next_gamma(ema, len(active), *costs))
+        probe = gamma == 0 and probe_every is not None and zero_rounds >= probe_every
+        if probe:
+            gamma, zero_rounds = 1, 0
+        elif gamma == 0:
+            zero_rounds += 1
+        else:
+            zero_rounds = 0
         most = min(gamma, max(max_new_tokens - len(trace.tokens[b]) for b in active) - 1)
-        round_ = AdaptiveRound(number, 0, ema=ema, gamma=gamma, most=most)
+        round_ = AdaptiveRound(number, 0, ema=ema, gamma=gamma, most=most, probe=probe)
         pending = [sequences[b][draft_rows.lengths[b]:] if b in active else [] for b in range(batch)]
         drafted, q = {b: [] for b in active}, {b: [] for b in active}
         confidence = [1.0] * len(active)
