@@ -48,7 +48,7 @@ learner.compare(lambda: largest_winning_batch(*worked).tolist(), [1, 16])
 
 # %%
 tables = {name: measured_cost_table(name) for name in ("shipped", "smollm2")}
-fig, axes = plt.subplots(2, 2, figsize=(9, 7.5), sharey=True)  # 2 x 2: each panel wide enough to read on the site
+fig, axes = plt.subplots(2, 2, figsize=(6.8, 7), sharey=True)  # 2 x 2, under 690 px: shown at full size on the site
 for ax_pair, (name, table) in zip(axes, tables.items()):
     c = table["target_cost"]
     n = np.arange(1, c.shape[1] + 1)
@@ -58,7 +58,7 @@ for ax_pair, (name, table) in zip(axes, tables.items()):
         ax.plot(n, n, "k:", linewidth=0.8)
         ax.set_title(f"{name}, L = {L} (measured, CPU)", fontsize=11)
         ax.set_xlabel("n new tokens per row")
-        ax.legend(fontsize=9, ncol=2)
+        ax.legend(fontsize=7.5, ncol=2)
 for ax in axes[:, 0]:
     ax.set_ylabel("c(B, n, L) / c(B, 1, L)")
 axes[0, 0].set_ylim(0.8, 9.5)
@@ -80,7 +80,7 @@ print("commands:", *(table["command"] for table in tables.values()), sep="\n  ")
 
 # %%
 with learner.until_written():
-    fig, axes = plt.subplots(2, 1, figsize=(8, 8), sharey=True)  # stacked: full width on the site
+    fig, axes = plt.subplots(2, 1, figsize=(6.6, 7.5), sharey=True)  # stacked, under 690 px: full size on the site
     for ax, (name, table) in zip(axes, tables.items()):
         for alpha, style in ((0.5, "--"), (0.8, "-")):
             args = (table["target_cost"], table["draft_cost"], table["batch_sizes"], alpha)
@@ -117,7 +117,7 @@ sizes = [2**k for k in range(13)]
 contexts = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 modelled = modelled_target_cost(sizes, 9, contexts)
 with learner.until_written():
-    fig, axes = plt.subplots(2, 1, figsize=(8, 10))  # stacked: full width on the site
+    fig, axes = plt.subplots(2, 1, figsize=(6.6, 9.5))  # stacked, under 690 px: full size on the site
     for alpha in (0.5, 0.6, 0.8, 0.9):
         for window, style in ((None, "-"), (512, "--")):
             draft = modelled_draft_cost(sizes, contexts, draft_window=window)
