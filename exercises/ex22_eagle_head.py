@@ -24,27 +24,30 @@ Given (speckata.models.gpt, speckata.models.eagle):
 Task 1: the training pairs (the shift)
     eagle_pairs(hidden, ids) -> (features, tokens, following)
     hidden: the target's hidden states (B, T, width) of ids, an int64 tensor (B, T), T >= 2. Row t
-    of a pair reads the feature f_t and the token one step ahead x_{t+1}, and learns f_{t+1}:
-        features = hidden[:, :T-1]     tokens = ids[:, 1:]     following = hidden[:, 1:]
-    (B, T-1, width), (B, T-1), (B, T-1, width). Pairing f_t with x_t, the token it has already
-    read, is the classic bug: the head never learns which token was drawn.
+    of a pair (t = 0 .. T-2) reads the feature f_t and the token one step ahead, x_{t+1}, and
+    learns the next feature, f_{t+1}. Shapes: features (B, T-1, width), tokens (B, T-1),
+    following (B, T-1, width); the values are the inputs' own (no copy needed). Pairing f_t with
+    x_t, the token it has already read, is the classic bug: the head never learns which token
+    was drawn.
 
 Task 2: the head's predicted features
     eagle_features(head, target, features, tokens) -> tensor (..., T, width)
     features (..., T, width) and tokens (..., T) as Task 1 makes them (or one sequence's: (T, width)
-    and (T,)). EAGLE's fusion, the embedding FIRST, then one decoder layer:
-        head.layer(head.fc(torch.cat([target.token_embedding(tokens), features], dim=-1)))
-    Row t is the head's f_{t+1}. Keep autograd on: training backpropagates through it.
+    and (T,)). EAGLE's fusion: each row's token embedding (the target's own, frozen) and its
+    feature, concatenated along the last axis with the embedding FIRST (head.fc's weights expect
+    that order), go through head.fc (2 * width -> width), then through head.layer, once over all
+    rows. Row t is the head's f_{t+1}. Keep autograd on: training backpropagates through it.
 
 Task 3: the loss
     EAGLE's: a regression of the feature plus a weighted classification through the target's head.
     eagle_loss(target, predicted, following, cls_weight=0.1) -> a scalar tensor
     predicted (what Task 2 returns) and following (the target's true f_{t+1}) of one shape (..., width).
-        regression     = F.smooth_l1_loss(predicted, following)       (beta 1, mean over everything)
-        classification = mean over positions of  -sum_v P(v) log Q(v),  P = softmax(target.head(following))
-                         (the target's own distribution, computed under torch.no_grad(): a label),
-                         Q = softmax(target.head(predicted))
-        loss = regression + cls_weight * classification                (the paper's w_cls = 0.1)
+        regression: the smooth L1 loss (beta 1) between predicted and following, averaged
+            over every element.
+        classification: the cross-entropy -sum_v P(v) log Q(v) averaged over positions, with P
+            the target's next-token distribution read by its own head from the true feature
+            (following; a label: no gradient flows into it) and Q the one read from predicted.
+        loss = regression + cls_weight * classification   (the paper's w_cls = 0.1)
     The target stays frozen: only the head's parameters are trained.
 
 Task 4: drafting gamma tokens on the head's own features
@@ -129,12 +132,12 @@ from speckata.models.sampling import GeneratorRNG, next_token_probabilities, sam
 
 
 def eagle_pairs(hidden, ids):
-    # TODO(22-eagle-head): (hidden[:, :-1], ids[:, 1:], hidden[:, 1:]): f_t with the token one step ahead.
+    # TODO(22-eagle-head): the shifted triples of Task 1: f_t with the token one step ahead.
     raise NotImplementedError("22-eagle-head: eagle_pairs is not written yet")
 
 
 def eagle_features(head, target, features, tokens):
-    # TODO(22-eagle-head): head.layer(head.fc(cat(embedding of tokens, features))), the embedding first.
+    # TODO(22-eagle-head): EAGLE's fusion, then the head's one decoder layer (Task 2).
     raise NotImplementedError("22-eagle-head: eagle_features is not written yet")
 
 

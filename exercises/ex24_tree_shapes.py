@@ -19,6 +19,8 @@ is accepted GIVEN that its k elder siblings (ranks 0 .. k-1) were rejected; the 
 tries a node's children in rank order and stops at the first accepted one. So the child of rank k
 is the accepted one with chance  c[k] = acceptance[k] * (1 - acceptance[0]) * ... * (1 - acceptance[k-1]),
 and a node is reached (every node on its rank path accepted) with the product of c over its path.
+Sequoia's code and paper call c, not this conditional, the "acceptance vector" (the joint chance
+that rank k is the accepted child): convert one of theirs with a[k] = c[k] / (1 - c[0] - ... - c[k-1]).
 
 expected_tokens(tree, acceptance) -> float                       (Task 1)
     The expected tokens per target pass of the shape `tree` (rank paths or a TreeShape): 1 (the

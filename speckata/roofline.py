@@ -7,12 +7,17 @@ The roofline model of one decoding pass over B rows, n new tokens per row, L cac
     compute = B · n · (2 · parameters + 4 · layers · width · (L + n)) / peak FLOP/s
                                                                                 (matrix products, plus
                                                                                  attention's QK^T and AV)
-    pass    = max(memory, compute)
+    pass    = max(memory, compute)                                   (the default: a lower bound)
 
-max, not the sum: a well-pipelined kernel streams the next bytes while it computes on the last
-ones, so the slower of the two sets the time (the roofline bound). The sum would be the bound's
-pessimistic twin; the crossovers move little between the two because one term dominates wherever
-the answer is not close. Nothing else is modelled (kernel launches, the sampler, communication).
+That max is optimistic: it lets the weights' arithmetic hide behind the caches' reads, as if one
+kernel did both. A pass runs the weight matrix products and attention as separate kernels, each
+bound by its own slower side (MagicDec's per-operation model, Chen et al., arXiv 2408.11049):
+
+    pass    = max(weight bytes / bandwidth, B · n · 2 · parameters / peak)
+            + max(B · (L + n) · KV bytes per token / bandwidth, B · n · 4 · layers · width · (L + n) / peak)
+
+``per_operation=True`` selects it. Nothing else is modelled (kernel launches, the sampler,
+communication).
 
 The numbers, with their sources:
 - GPU: NVIDIA H100 SXM, 989 TFLOP/s dense BF16 (the datasheet's 1,979 is with 2:4 sparsity) and
@@ -47,29 +52,34 @@ LLAMA32_1B = {"name": "Llama-3.2-1B in bf16", "parameters": 1.24e9, "layers": 16
               "kv_bytes_per_token": 2 * 16 * 8 * 64 * 2, "bytes_per_parameter": 2}
 
 
-def pass_seconds(model: dict, gpu: dict, batch, new_tokens, cached) -> np.ndarray:
-    """max(memory, compute) of one pass; batch, new_tokens and cached broadcast against each other."""
+def pass_seconds(model: dict, gpu: dict, batch, new_tokens, cached, per_operation: bool = False) -> np.ndarray:
+    """max(memory, compute) of one pass (or, per_operation, the weights' and attention's kernels
+    each bound separately, then added); batch, new_tokens and cached broadcast against each other."""
     batch, new_tokens, cached = (np.asarray(x, dtype=np.float64) for x in (batch, new_tokens, cached))
     seen = cached + new_tokens
-    memory = (model["parameters"] * model["bytes_per_parameter"] + batch * seen * model["kv_bytes_per_token"])
-    flops = batch * new_tokens * (2 * model["parameters"] + 4 * model["layers"] * model["width"] * seen)
-    return np.maximum(memory / gpu["bandwidth"], flops / gpu["flops"])
+    weight_read = model["parameters"] * model["bytes_per_parameter"] / gpu["bandwidth"]
+    weight_compute = batch * new_tokens * 2 * model["parameters"] / gpu["flops"]
+    cache_read = batch * seen * model["kv_bytes_per_token"] / gpu["bandwidth"]
+    attention_compute = batch * new_tokens * 4 * model["layers"] * model["width"] * seen / gpu["flops"]
+    if per_operation:
+        return np.maximum(weight_read, weight_compute) + np.maximum(cache_read, attention_compute)
+    return np.maximum(weight_read + cache_read, weight_compute + attention_compute)
 
 
 def modelled_target_cost(batch_sizes, max_new: int, context_lengths, model: dict = LLAMA3_8B,
-                         gpu: dict = H100_SXM) -> np.ndarray:
+                         gpu: dict = H100_SXM, per_operation: bool = False) -> np.ndarray:
     """Modelled seconds, shape (len(batch_sizes), max_new, len(context_lengths)): [b, n - 1, l]."""
     B = np.asarray(batch_sizes, dtype=np.float64)[:, None, None]
     n = np.arange(1, max_new + 1, dtype=np.float64)[None, :, None]
     L = np.asarray(context_lengths, dtype=np.float64)[None, None, :]
-    return pass_seconds(model, gpu, B, n, L)
+    return pass_seconds(model, gpu, B, n, L, per_operation)
 
 
 def modelled_draft_cost(batch_sizes, context_lengths, model: dict = LLAMA32_1B, gpu: dict = H100_SXM,
-                        draft_window: int | None = None) -> np.ndarray:
+                        draft_window: int | None = None, per_operation: bool = False) -> np.ndarray:
     """Modelled seconds of one draft pass of one token per row, shape (len(batch_sizes), len(context_lengths))."""
     B = np.asarray(batch_sizes, dtype=np.float64)[:, None]
     L = np.asarray(context_lengths, dtype=np.float64)[None, :]
     if draft_window is not None:
         L = np.minimum(L, draft_window)
-    return pass_seconds(model, gpu, B, 1.0, L)
+    return pass_seconds(model, gpu, B, 1.0, L, per_operation)

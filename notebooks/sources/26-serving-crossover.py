@@ -40,26 +40,34 @@ learner.compare(lambda: largest_winning_batch(*worked).tolist(), [1, 16])
 #
 # The premise is c(B, n, L) ≈ c(B, 1, L). Each panel is one committed bench table (**measured**
 # on this machine's CPU, one torch thread, medians over interleaved repeats): the cost of a pass
-# of n new tokens per row relative to one token, one line per batch size. Small batches sit near 1
-# (the premise holds); large batches climb towards n (it is gone), less so with the long context.
+# of n new tokens per row relative to one token, one line per batch size. On these CPUs the
+# premise is weak even for one row: at B = 1 a pass of 9 tokens costs 1.4 to 2.7 times a pass of
+# one (printed under the figure: a CPU thread does little arithmetic per byte it reads, unlike a
+# GPU). Large batches climb further towards n (the premise is gone), less so with the long
+# context.
 
 # %%
 tables = {name: measured_cost_table(name) for name in ("shipped", "smollm2")}
-fig, axes = plt.subplots(1, 4, figsize=(13, 3.2), sharey=True)
-for ax_pair, (name, table) in zip((axes[:2], axes[2:]), tables.items()):
+fig, axes = plt.subplots(2, 2, figsize=(6.8, 7), sharey=True)  # 2 x 2, under 690 px: shown at full size on the site
+for ax_pair, (name, table) in zip(axes, tables.items()):
     c = table["target_cost"]
     n = np.arange(1, c.shape[1] + 1)
     for l, (ax, L) in enumerate(zip(ax_pair, table["context_lengths"])):
         for b, B in enumerate(table["batch_sizes"]):
             ax.plot(n, c[b, :, l] / c[b, 0, l], marker=".", label=f"B={B}", color=plt.cm.viridis(b / len(c)))
         ax.plot(n, n, "k:", linewidth=0.8)
-        ax.set_title(f"{name}, L = {L} (measured, CPU)", fontsize=9)
+        ax.set_title(f"{name}, L = {L} (measured, CPU)", fontsize=11)
         ax.set_xlabel("n new tokens per row")
-axes[0].set_ylabel("c(B, n, L) / c(B, 1, L)")
-axes[0].set_ylim(0.8, 9.5)
-axes[1].legend(fontsize=7)
+        ax.legend(fontsize=7.5, ncol=2)
+for ax in axes[:, 0]:
+    ax.set_ylabel("c(B, n, L) / c(B, 1, L)")
+axes[0, 0].set_ylim(0.8, 9.5)
 plt.tight_layout()
 plt.show()
+for name, table in tables.items():
+    c = table["target_cost"]
+    print(f"{name}: c(1, 9) / c(1, 1) per context {table['context_lengths']}:",
+          [round(float(x), 2) for x in c[0, 8, :] / c[0, 0, :]])
 print("commands:", *(table["command"] for table in tables.values()), sep="\n  ")
 
 # %% [markdown]
@@ -72,7 +80,7 @@ print("commands:", *(table["command"] for table in tables.values()), sep="\n  ")
 
 # %%
 with learner.until_written():
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(6.6, 7.5), sharey=True)  # stacked, under 690 px: full size on the site
     for ax, (name, table) in zip(axes, tables.items()):
         for alpha, style in ((0.5, "--"), (0.8, "-")):
             args = (table["target_cost"], table["draft_cost"], table["batch_sizes"], alpha)
@@ -84,19 +92,20 @@ with learner.until_written():
                   f"best g by batch size (rows: contexts) {best.T.tolist()}")
         ax.axhline(1, color="k", linestyle=":", linewidth=0.8)
         ax.set_xscale("log", base=2)
-        ax.set_title(f"{name} (measured, CPU, one thread)", fontsize=9)
+        ax.set_title(f"{name} (measured, CPU, one thread)", fontsize=11)
         ax.set_xlabel("batch size B")
-    axes[0].set_ylabel("best g's throughput / plain's")
-    axes[0].legend(fontsize=7)
+        ax.set_ylabel("best g's throughput / plain's")
+        ax.legend(fontsize=9)
     plt.tight_layout()
     plt.show()
 
 # %% [markdown]
 # ## The crossover against context length, modelled
 #
-# **Modelled, not measured**: the roofline of `speckata/roofline.py`, pass time =
+# **Modelled, not measured**: the roofline bound of `speckata/roofline.py`, pass time =
 # max(bytes / bandwidth, FLOPs / peak), weights read once per pass, each row's KV cache read per
-# pass. The numbers and their sources are printed below. For each context length, the largest
+# pass. It is optimistic (theory page 26, section 2: timed per operation, as separate kernels,
+# the crossovers at short contexts fall to smaller batches; the trend with context stays). The numbers and their sources are printed below. For each context length, the largest
 # batch size (up to 4096) at which speculation still wins: it grows with the context, because each
 # row's cache, not the weights, dominates the pass. (An H100 holds 80 GB: the largest batches at
 # long contexts would not fit in one; the trend is the point.)
@@ -108,7 +117,7 @@ sizes = [2**k for k in range(13)]
 contexts = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 modelled = modelled_target_cost(sizes, 9, contexts)
 with learner.until_written():
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, axes = plt.subplots(2, 1, figsize=(6.6, 9.5))  # stacked, under 690 px: full size on the site
     for alpha in (0.5, 0.6, 0.8, 0.9):
         for window, style in ((None, "-"), (512, "--")):
             draft = modelled_draft_cost(sizes, contexts, draft_window=window)
@@ -121,15 +130,15 @@ with learner.until_written():
     axes[0].set_yscale("log", base=2)
     axes[0].set_xlabel("context length L (tokens per row)")
     axes[0].set_ylabel("largest winning batch (4096: all)")
-    axes[0].set_title("modelled: H100 SXM roofline, Llama-3-8B / Llama-3.2-1B", fontsize=9)
-    axes[0].legend(fontsize=6)
+    axes[0].set_title("modelled: H100 SXM roofline, Llama-3-8B / Llama-3.2-1B", fontsize=11)
+    axes[0].legend(fontsize=8, ncol=2)
     best = best_gamma(modelled, modelled_draft_cost(sizes, contexts), sizes, 0.8)
     image = axes[1].pcolormesh(np.arange(len(contexts)), np.arange(len(sizes)), best, shading="nearest", cmap="viridis")
-    axes[1].set_xticks(range(len(contexts)), [str(L) for L in contexts], rotation=60, fontsize=7)
-    axes[1].set_yticks(range(len(sizes)), [str(B) for B in sizes], fontsize=7)
+    axes[1].set_xticks(range(len(contexts)), [str(L) for L in contexts], rotation=60, fontsize=9)
+    axes[1].set_yticks(range(len(sizes)), [str(B) for B in sizes], fontsize=9)
     axes[1].set_xlabel("context length L")
     axes[1].set_ylabel("batch size B")
-    axes[1].set_title("modelled best g at α = 0.8 (0: plain decoding)", fontsize=9)
+    axes[1].set_title("modelled best g at α = 0.8 (0: plain decoding)", fontsize=11)
     fig.colorbar(image, ax=axes[1])
     plt.tight_layout()
     plt.show()

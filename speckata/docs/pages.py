@@ -36,6 +36,7 @@ def exercise_text(root: Path, exercise: Exercise) -> str:
     stub = root / "exercises" / exercise.file
     text = ast.get_docstring(ast.parse(stub.read_text())) or ""
     return "\n".join([
+        "---", "hide:", "  - toc", "---", "",  # the page has no sections: the empty contents column only narrows the text
         f"# {exercise.id}: {exercise.title}", "",
         f"{exercise.difficulty.capitalize()}, {exercise.track} track. "
         f"[Theory](../{theory_page(exercise)}) · [Notebook](../{notebook_page(exercise)})", "",
@@ -108,8 +109,15 @@ def navigation() -> list:
             {"Exercise": exercise_page(exercise)},
             {"Notebook": notebook_page(exercise)},
         ]})
-    nav += [{f"{track} track": entries} for track, entries in runs]
+    nav += [{f"{track} track ({span(entries)})": entries} for track, entries in runs]
     return nav
+
+
+def span(entries: list) -> str:
+    """The exercise numbers a navigation section holds ("18-20", "24"): a track in two runs gets two
+    sections, and the numbers tell them apart in the menu."""
+    numbers = [next(iter(entry)).split()[0] for entry in entries]
+    return numbers[0] if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
 
 
 PAGE_KINDS = {"theory": theory_page, "exercise": exercise_page, "notebook": notebook_page}

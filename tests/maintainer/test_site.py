@@ -12,6 +12,10 @@ is left untypeset in the prose, every page has its own title, every plot has alt
 and every in-page link (`#anchor`) lands on an element; at 375 px (a phone) no theory page's
 formula runs off the screen. Screenshots of exercise 08, theory 15 and notebook 03 at both widths
 go to build/site-screenshots/ too; opened from the file system, search must say it needs a server.
+Exercise texts wrap on at most 2% of their lines; no page shows a literal `$`, and pages 14-15 no
+plain-text subscript; every notebook plot fills the column (or its own width) at both widths and is
+not shrunk below 80% at 1280 px; on a phone, a formula wider than the screen shows a scroll shadow;
+no two navigation sections share a name. The scripts they run are in site_scripts.py.
 
 Without the docs extra, Playwright or Chromium the browser tests skip with the reason, unless
 SPECKATA_REQUIRE_BROWSER=1 (what .ci/run sets), where they fail instead.
@@ -35,6 +39,18 @@ import pytest
 
 from speckata.docs.pages import navigation
 from speckata.manifest import load_manifest, repo_root
+from tests.maintainer.site_scripts import (
+    KNOWN_LITERAL_DOLLARS,
+    KNOWN_SHRUNK_PLOTS,
+    OFF_SCREEN,
+    PLOT_WIDTHS,
+    PLOTS_AT_FULL_SIZE,
+    READING_PROBLEMS,
+    SCROLL_CUES,
+    SUBSCRIPTS_TYPESET,
+    UNTYPESET_PROSE,
+    WRAPPED_LINES,
+)
 
 ROOT = repo_root()
 SITE = ROOT / "build" / "site"
@@ -198,42 +214,6 @@ def test_notebook_page_shows_its_committed_outputs_and_plots(page, server):
     assert "alpha per position" in text and "[0.7, 0.8]" in text, "the first cell's committed output is not shown"
 
 
-# Everything a learner could miss on a page, as one script run in it: blocks whose content is wider
-# than the block (a code line or a formula cut off or behind a scroll bar), brace subscripts in the
-# prose that KaTeX never saw, plots with nbconvert's placeholder alt text, in-page links to no element.
-READING_PROBLEMS = r"""() => {
-  const article = document.querySelector("article");
-  const name = element => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}`;
-  const cut = [...article.querySelectorAll("pre, pre > code, .katex-display, .highlight-ipynb")]
-    .filter(element => element.scrollWidth > element.clientWidth + 1)
-    .map(element => `${name(element)} holds ${element.scrollWidth} px in ${element.clientWidth}: `
-                    + JSON.stringify(element.textContent.trim().slice(0, 60)));
-  const prose = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
-    acceptNode: node => node.parentElement.closest("pre, code, .katex, script, style")
-      || !node.parentElement.checkVisibility() ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
-  const raw = [];
-  while (prose.nextNode()) raw.push(...(prose.currentNode.textContent.match(/\w[_^]\{[^}]*\}/g) || []));
-  const placeholder = [...document.images].filter(image => /^No description has been provided/.test(image.alt));
-  const links = [...document.querySelectorAll("a[href^='#']")].map(link => decodeURIComponent(link.hash.slice(1)));
-  return {title: document.title, header: document.querySelector(".md-header__topic:last-child").innerText.trim(),
-          cut, raw: raw.map(text => `raw TeX in the prose: ${text}`),
-          alt: placeholder.map(image => `a plot with the placeholder alt text "${image.alt}"`),
-          anchors: links.filter(id => id && !document.getElementById(id))
-                        .map(id => `a link to #${id}, no such element`)};
-}"""
-
-# A block may be wider than a phone only if it scrolls inside a box that is on the screen.
-OFF_SCREEN = """() => [...document.querySelectorAll("article .katex-display, article pre")]
-  .filter(element => {
-    const box = element.getBoundingClientRect();
-    const scrolling = node => node && ["auto", "scroll"].includes(getComputedStyle(node).overflowX);
-    const scrolls = scrolling(element) || scrolling(element.closest(".arithmatex"));
-    return box.left < -1 || box.right > innerWidth + 1 || (element.scrollWidth > element.clientWidth + 1 && !scrolls);
-  })
-  .map(element => `a formula or code block is cut off: ${JSON.stringify(element.textContent.trim().slice(0, 60))}`)
-  .concat(document.documentElement.scrollWidth > innerWidth + 1
-          ? [`the page is ${document.documentElement.scrollWidth} px wide`] : [])"""
-
 SHOWN = {"exercises/08-batched-verifier.html": "pre", "theory/15-multi-candidate.html": ".katex-display",
          "notebooks/03-speedup.html": ".jp-OutputArea-output img"}  # screenshots: the top, then this
 
@@ -317,3 +297,65 @@ def test_home_page_has_the_quick_start_and_the_files_are_links(page, server):
     assert "bash scripts/setup.sh" in page.locator("article").inner_text()
     read(page, server, "theory/03-speedup.html")
     assert page.locator("a[href='../exercises/03-speedup.html'] code").count() >= 1, "the exercise file is not a link"
+
+
+def test_exercise_texts_wrap_few_lines(page, server, built_site):
+    """At 1280 px the exercise texts (no contents column beside them) fit: at most 2% of their
+    lines wrap over all exercise pages (with the column, half of them did)."""
+    lines = wrapped = 0
+    examples = []
+    for path in [path for path in site_pages(built_site) if path.startswith("exercises/")]:
+        read(page, server, path)
+        found = page.evaluate(WRAPPED_LINES)
+        lines, wrapped = lines + found["lines"], wrapped + found["wrapped"]
+        examples += [f"{path}: {text}" for text in found["examples"]]
+    assert lines > 1000, f"only {lines} exercise text lines found"
+    assert wrapped <= 0.02 * lines, f"{wrapped} of {lines} exercise text lines wrap:\n" + "\n".join(examples[:20])
+
+
+def test_no_formula_is_left_as_text(page, server, built_site):
+    """No page shows a literal $ (a formula KaTeX never saw), and pages 14 and 15 write no
+    one-letter subscript (p_j) as plain text."""
+    problems = []
+    for path in site_pages(built_site):
+        read(page, server, path)
+        found = page.evaluate(UNTYPESET_PROSE)
+        if path not in KNOWN_LITERAL_DOLLARS:
+            problems += [f"{path}: {problem}" for problem in found["dollars"]]
+        if path in SUBSCRIPTS_TYPESET:
+            problems += [f"{path}: {problem}" for problem in found["subscripts"]]
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_notebook_plots_use_the_column(browser, server, built_site, width):
+    """Every plot is as wide as the column (or its own width, if narrower), and at 1280 px no plot of
+    notebook 26 is shrunk below 80% of its own width, where its legends would be a few pixels high."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
+    reader = context.new_page()
+    problems = []
+    for path in [path for path in site_pages(built_site) if path.startswith("notebooks/")]:
+        read(reader, server, path)
+        for plot in reader.evaluate(PLOT_WIDTHS):
+            if plot["shown"] < min(plot["natural"], 0.97 * plot["column"]) - 1:
+                problems.append(f"{path}: a plot {plot['shown']:.0f} px wide in a column of {plot['column']} ({plot['alt']})")
+            if width > 1000 and path in PLOTS_AT_FULL_SIZE - KNOWN_SHRUNK_PLOTS and plot["shown"] < 0.8 * plot["natural"]:
+                problems.append(f"{path}: a plot shown at {plot['shown'] / plot['natural']:.0%} of its size ({plot['alt']})")
+    context.close()
+    assert not problems, f"{len(problems)} problems at {width} px:\n" + "\n".join(problems[:40])
+
+
+def test_on_a_phone_a_formula_that_scrolls_shows_it(browser, server, built_site):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
+    phone = context.new_page()
+    problems = []
+    for path in [path for path in site_pages(built_site) if path.startswith("theory/")]:
+        read(phone, server, path)
+        problems += [f"{path}: {problem}" for problem in phone.evaluate(SCROLL_CUES)]
+    context.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+def test_the_navigation_names_each_section_once():
+    titles = [next(iter(entry)) for entry in navigation()]
+    assert len(titles) == len(set(titles)), titles
