@@ -16,6 +16,9 @@ Given (speckata.models.eagle, speckata.models.eagle_cache), besides exercise 22'
         cache grows by n. head.cache_length (rows held), head.crop(length) (keep the first length
         rows; crop only rolls back), head.reset() (forget every row). What a row costs is what
         grading counts: head.forward_new computes n rows, head.layer(x) all of x's rows again.
+    RecordingEagleHead(head): the same head (its weights and cache shared) that records each call,
+        ('new', n, rows cached before), ('crop', length, rows before), ('reset', rows before) and
+        ('layer', rows, T) for an uncached head.layer, in .calls; .rows_computed sums the rows.
 
 Task 1: one step of the head against its cache
     eagle_head_step(head, target, features, tokens) -> tensor (n, width)
