@@ -1,28 +1,37 @@
-"""``python -m speckata.bench heads``: the drafts that live in the target (exercises 21-23) beside plain
+"""``python -m speckata.bench heads``: the drafts that live in the target (exercises 21-23, 28) beside plain
 decoding and a separate draft (exercise 10), on the committed character-level target.
 
 Decoders, each on the same held-out prompts (the first ``--prompt-length`` characters of held-out
 windows): plain decoding; exercise 10 with the committed independent draft and with exercise 11's
 distilled draft; exercise 21's Medusa heads (greedy only: skipped at T > 0); exercise 22's EAGLE
-head; exercise 23's early exit after two choices of k layers. For each: tokens per target pass,
-acceptance by depth (of the rounds that drafted at least d tokens, the share that kept at least d),
-the target's layer computations per new token (early exit's drafts are the target's own layers), the
-drafts' parameter counts (to compare budgets), and wall
-clock per run as the median over ``--repeats`` interleaved repeats with the spread (min .. max),
-with the speedup over plain decoding at the medians. One torch thread by default; compare ratios
-within one run, never absolute times across runs. Each decoder draws from one seed per prompt, the
-same in every repeat, so the repeats redo the same work and their spread measures the machine.
+head, which recomputes its layer over the sequence at every draft step, and exercise 28's, which
+keeps its layer's cache; exercise 23's early exit after two choices of k layers. For each: tokens
+per target pass, acceptance by depth (of the rounds that drafted at least d tokens, the share that
+kept at least d), the target's layer computations per new token (early exit's drafts are the
+target's own layers), where the time goes per new token (inside the target's calls, and
+everything else: the draft, the sampling, the verify rule), in units of plain decoding's time per
+token, the drafts' parameter counts (to compare budgets), and the speedup over plain decoding.
+
+``--seed-sets`` sets of ``--prompts`` prompts each (different held-out windows, and one generator
+seed per prompt): every figure is given over all of them, with its spread (min .. max across the
+sets). Each set's time is the median of ``--repeats`` interleaved repeats (every decoder on every
+set once per repeat). One torch thread by default; compare ratios within one run, never absolute
+times across runs. ``--json PATH`` writes every figure and the command
+(speckata/bench/results/heads-shipped.json is the committed run pages 22 and 28 read).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import torch
 
+from speckata.bench.heads_steps import step_costs
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.eagle import load_distilled_draft, load_eagle_head
 from speckata.models.medusa import load_medusa_heads
@@ -33,25 +42,52 @@ from speckata.real.graded import graded_function
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m speckata.bench heads", description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=64, help="new tokens per prompt (default 64)")
-    parser.add_argument("--prompts", type=int, default=4, help="held-out prompts (default 4)")
+    parser.add_argument("--prompts", type=int, default=4, help="held-out prompts per seed set (default 4)")
+    parser.add_argument("--seed-sets", type=int, default=3, help="sets of prompts and seeds (default 3)")
     parser.add_argument("--prompt-length", type=int, default=24, help="characters per prompt (default 24)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved timed repeats (default 3)")
-    parser.add_argument("--gamma", type=int, default=4, help="drafts per round for 10, 22 and 23 (default 4)")
+    parser.add_argument("--gamma", type=int, default=4, help="drafts per round for 10, 22, 23 and 28 (default 4)")
     parser.add_argument("--exits", type=int, nargs=2, default=[2, 4], metavar="K",
                         help="two exit layers for exercise 23 (default 2 4)")
     parser.add_argument("--temperature", type=float, default=0.0, help="default 0 (Medusa's heads decode greedily)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--target", default="solutions", help="folder holding exercises 10 and 21-23 (default solutions)")
+    parser.add_argument("--json", type=Path, help="write the figures and the command here")
+    parser.add_argument("--target", default="solutions", help="folder holding exercises 10, 21-23 and 28 (default solutions)")
     return parser.parse_args(argv)
 
 
-def decoders(args) -> dict:
+class TimedModel:
+    """Delegates to ``model``, adding the seconds spent inside its method calls to ``seconds``.
+
+    Its modules (``token_embedding``, ``head``) are handed out untimed: a draft that reads the
+    target's head through them is doing the draft's work.
+    """
+
+    def __init__(self, model):
+        self.model, self.seconds = model, 0.0
+
+    def __getattr__(self, name):
+        value = getattr(self.model, name)
+        if not callable(value) or isinstance(value, torch.nn.Module):
+            return value
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return value(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+        return timed
+
+
+def decoders(args, target) -> dict:
     """name -> run(prompt, generator) returning a SpeculativeResult, or a list of tokens for plain."""
-    target, T, gamma, n = load_target(), args.temperature, args.gamma, args.tokens
+    T, gamma, n = args.temperature, args.gamma, args.tokens
     ex10 = graded_function("ex10_speculative_generate", "speculative_generate", args.target)
     medusa = graded_function("ex21_medusa_heads", "medusa_generate", args.target)
     eagle = graded_function("ex22_eagle_head", "eagle_generate", args.target)
     early = graded_function("ex23_early_exit", "early_exit_generate", args.target)
+    cached = graded_function("ex28_eagle_head_cache", "eagle_cached_generate", args.target)
     draft, distilled, heads, head = load_draft(), load_distilled_draft(), load_medusa_heads(), load_eagle_head()
     runs = {
         "plain": lambda p, g: autoregressive_generate(target, p, n, g, T),
@@ -61,10 +97,11 @@ def decoders(args) -> dict:
     if T == 0:
         runs[f"medusa {heads.num_heads} heads"] = lambda p, g: medusa(target, heads, p, n)
     runs[f"eagle g={gamma}"] = lambda p, g: eagle(target, head, p, n, gamma, g, T)
+    runs[f"eagle cached g={gamma}"] = lambda p, g: cached(target, head, p, n, gamma, g, T)
     for k in args.exits:
         runs[f"early exit k={k} g={gamma}"] = lambda p, g, k=k: early(target, p, n, k, gamma, g, T)
     sizes = {"draft": draft, "distilled": distilled, "medusa heads": heads, "eagle head": head}
-    return runs, target, {name: sum(t.numel() for t in model.parameters()) for name, model in sizes.items()}
+    return runs, {name: sum(t.numel() for t in model.parameters()) for name, model in sizes.items()}
 
 
 def acceptance_by_depth(results) -> list[float]:
@@ -75,39 +112,93 @@ def acceptance_by_depth(results) -> list[float]:
             for d in depths]
 
 
+def seed_sets(args) -> list[list[tuple[list[int], int]]]:
+    """Per seed set, its (prompt, generator seed) pairs: different held-out windows, seeds 1000 s + i."""
+    windows = text_windows("held_out", 128, args.prompts * args.seed_sets)
+    if windows.shape[0] < args.prompts * args.seed_sets:
+        raise SystemExit(f"the held-out text holds {windows.shape[0]} windows, fewer than --prompts x --seed-sets")
+    return [[(windows[s * args.prompts + i, : args.prompt_length].tolist(), 1000 * s + i) for i in range(args.prompts)]
+            for s in range(args.seed_sets)]
+
+
+def measure(args, runs, target, sets):
+    """Per decoder and seed set: the first repeat's results, layer computations, and the times of every repeat."""
+    seconds = {name: [[] for _ in sets] for name in runs}  # total, per repeat
+    inside = {name: [[] for _ in sets] for name in runs}  # inside the target's calls, per repeat
+    first, layers = {name: [] for name in runs}, {name: [] for name in runs}
+    for repeat in range(args.repeats):
+        for index, pairs in enumerate(sets):
+            for name, run in runs.items():  # interleaved: every decoder once per set per repeat
+                before, clock, start = target.model.layer_computations, target.seconds, time.perf_counter()
+                results = [run(prompt, torch.Generator().manual_seed(seed)) for prompt, seed in pairs]
+                seconds[name][index].append(time.perf_counter() - start)
+                inside[name][index].append(target.seconds - clock)
+                if repeat == 0:  # the prompts' own passes excluded: every decoder runs all layers over them
+                    prompt_layers = sum(len(prompt) for prompt, _ in pairs) * target.model.num_layers
+                    first[name].append(results)
+                    layers[name].append(target.model.layer_computations - before - prompt_layers)
+    return first, layers, seconds, inside
+
+
+def figures(args, first, layers, seconds, inside) -> dict:
+    """Per decoder: each figure over all seed sets, and its spread across them."""
+    made, median = args.prompts * args.tokens, statistics.median  # new tokens per seed set
+    plain = [median(times) for times in seconds["plain"]]
+    unit = sum(plain) / (made * len(plain))  # plain decoding's seconds per token
+    rows = {}
+    for name, per_set in first.items():
+        passes = [made if name == "plain" else sum(r.target_passes for r in results) for results in per_set]
+        totals, targets = [median(times) for times in seconds[name]], [median(times) for times in inside[name]]
+        speedups = [mine / total for mine, total in zip(plain, totals)]
+        made_all = made * len(per_set)
+        rows[name] = {
+            "tokens_per_pass": made_all / sum(passes), "tokens_per_pass_per_set": [made / p for p in passes],
+            "layers_per_token": sum(layers[name]) / made_all,
+            "target_per_token": sum(targets) / made_all / unit, "draft_per_token": (sum(totals) - sum(targets)) / made_all / unit,
+            "speedup": sum(plain) / sum(totals), "speedup_per_set": speedups,
+            "acceptance_by_depth": [] if name == "plain" else acceptance_by_depth([r for rs in per_set for r in rs]),
+        }
+    return rows
+
+
+def spread(values, digits=2) -> str:
+    return f"{min(values):.{digits}f}..{max(values):.{digits}f}"
+
+
 def main(argv: list[str]) -> int:
     args = parse(argv)
     torch.set_num_threads(args.threads)
-    runs, target, parameters = decoders(args)
-    prompts = [row[: args.prompt_length].tolist() for row in text_windows("held_out", 128, args.prompts)]
-    seconds = {name: [] for name in runs}
-    first: dict[str, list] = {}  # each decoder's results of the first repeat
-    layers: dict[str, int] = {}
-    for repeat in range(args.repeats):
-        for name, run in runs.items():  # interleaved: every decoder once per repeat
-            before, start = target.layer_computations, time.perf_counter()
-            results = [run(prompt, torch.Generator().manual_seed(index)) for index, prompt in enumerate(prompts)]
-            seconds[name].append(time.perf_counter() - start)
-            if repeat == 0:  # the prompts' own passes excluded: every decoder runs all layers over them
-                prompt_layers = sum(len(prompt) for prompt in prompts) * target.num_layers
-                first[name], layers[name] = results, target.layer_computations - before - prompt_layers
-    plain = statistics.median(seconds["plain"])
-    made = len(prompts) * args.tokens
-    print(f"{len(prompts)} held-out prompts of {args.prompt_length} characters x {args.tokens} new tokens, "
-          f"temperature {args.temperature:g}, {args.threads} thread(s), {args.repeats} interleaved repeats; "
-          f"target: {target.num_layers} layers, {sum(t.numel() for t in target.parameters()):,} parameters")
+    target = TimedModel(load_target())
+    runs, parameters = decoders(args, target)
+    rows = figures(args, *measure(args, runs, target, seed_sets(args)))
+    context = args.prompt_length + args.tokens  # the longest sequence a run reaches
+    steps = step_costs(target.model, load_eagle_head(), load_medusa_heads(), load_distilled_draft(), context,
+                       args.gamma, args.target)
+    model = target.model
+    print(f"{args.seed_sets} seed sets of {args.prompts} held-out prompts of {args.prompt_length} characters x "
+          f"{args.tokens} new tokens, temperature {args.temperature:g}, {args.threads} thread(s), {args.repeats} "
+          f"interleaved repeats; target: {model.num_layers} layers, {model.num_parameters():,} parameters")
     print("parameters of the drafts: " + ", ".join(f"{name} {count:,}" for name, count in parameters.items()))
-    print("layers/tok: the target's layer computations per new token (tokens x layers, the prompt's excluded)")
-    print(f"{'decoder':24} {'tok/pass':>8} {'layers/tok':>10} {'median s':>9} {'spread s':>15} {'speedup':>8}  "
-          "acceptance by depth 1, 2, ...")
-    for name, results in first.items():
-        passes = made if name == "plain" else sum(r.target_passes for r in results)
-        per_layer = f"{layers[name] / made:10.2f}"
-        times = seconds[name]
-        middle = statistics.median(times)
-        depth = "" if name == "plain" else ", ".join(f"{a:.2f}" for a in acceptance_by_depth(results))
-        print(f"{name:24} {made / passes:8.2f} {per_layer} {middle:9.3f} "
-              f"{f'{min(times):.3f} .. {max(times):.3f}':>15} {plain / middle:8.2f}  {depth}")
+    print("layers/tok: the target's layer computations per new token (tokens x layers, the prompt's excluded); "
+          "target/tok, draft/tok: seconds per new token inside the target's calls and outside them (the draft, "
+          "sampling, the verify rule), in plain decoding's seconds per token; each figure over all seed sets, "
+          "then min..max across them")
+    print(f"{'decoder':24} {'tok/pass':>8} {'spread':>10} {'layers/tok':>10} {'target/tok':>10} {'draft/tok':>9} "
+          f"{'speedup':>7} {'spread':>10}  acceptance by depth 1, 2, ...")
+    for name, row in rows.items():
+        print(f"{name:24} {row['tokens_per_pass']:8.2f} {spread(row['tokens_per_pass_per_set']):>10} "
+              f"{row['layers_per_token']:10.2f} {row['target_per_token']:10.2f} {row['draft_per_token']:9.2f} "
+              f"{row['speedup']:7.2f} {spread(row['speedup_per_set']):>10}  "
+              + ", ".join(f"{a:.2f}" for a in row["acceptance_by_depth"]))
+    print(f"\none draft step against one target pass over one new token, at a context of {context} tokens "
+          f"(median of 7 interleaved timings, min..max):")
+    for name, cost in steps.items():
+        print(f"  {name:32} {cost['passes']:6.3f} target passes   {spread(cost['spread'], 3):>12}")
+    if args.json:
+        record = {"command": "python -m speckata.bench heads " + " ".join(argv), "settings": vars(args) | {"json": None},
+                  "parameters": parameters, "rows": rows, "context": context, "step_costs": steps}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(record, indent=1) + "\n")
     return 0
 
 

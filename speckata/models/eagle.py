@@ -37,6 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from speckata.models.checks import check_count, check_prompt, check_temperature
+from speckata.models.eagle_cache import HeadCache, check_fused
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.medusa import RecordingHiddenModel
 
@@ -57,13 +58,28 @@ class DecoderLayer(nn.Module):
         self.norm2 = nn.LayerNorm(width)
         self.mlp = nn.Sequential(nn.Linear(width, mlp_width), nn.GELU(), nn.Linear(mlp_width, width))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def split_heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         *lead, T, _ = x.shape
         split = self.qkv(self.norm1(x)).chunk(3, dim=-1)  # each (..., T, inner) -> (..., heads, T, inner / heads)
-        q, k, v = (t.reshape(*lead, T, self.heads, -1).transpose(-3, -2) for t in split)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # row t sees rows 0..t only
-        x = x + self.proj(y.transpose(-3, -2).reshape(*lead, T, -1))
+        return tuple(t.reshape(*lead, T, self.heads, -1).transpose(-3, -2) for t in split)
+
+    def finish(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """The attention's output y (..., heads, T, inner / heads) projected and added, then the MLP."""
+        x = x + self.proj(y.transpose(-3, -2).reshape(*x.shape[:-1], -1))
         return x + self.mlp(self.norm2(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.split_heads(x)
+        return self.finish(x, F.scaled_dot_product_attention(q, k, v, is_causal=True))  # row t sees rows 0..t only
+
+    def forward_cached(self, x: torch.Tensor, cache) -> torch.Tensor:
+        """x (n, width): n new rows after the ``cache``'s (a HeadCache); their keys and values join it."""
+        q, k, v = self.split_heads(x)  # (heads, n, inner / heads)
+        start, n = cache.length, x.shape[0]
+        keys, values = cache.extend(k, v)  # (heads, start + n, inner / heads)
+        # New row i sees the cached rows and the new rows up to itself (one new row: all).
+        allowed = None if n == 1 else torch.ones(n, start + n, dtype=torch.bool).tril(diagonal=start)
+        return self.finish(x, F.scaled_dot_product_attention(q, keys, values, attn_mask=allowed))
 
 
 class EagleHead(nn.Module):
@@ -73,10 +89,31 @@ class EagleHead(nn.Module):
         super().__init__()
         self.fc = nn.Linear(2 * width, width)
         self.layer = DecoderLayer(width, heads, inner, mlp_width)
+        self.cache = HeadCache()  # the layer's keys and values of the rows fed by forward_new (exercise 28)
 
     @property
     def width(self) -> int:
         return self.fc.out_features
+
+    # The head's own cache (exercise 28, speckata.models.eagle_cache) ------------------------------
+
+    @property
+    def cache_length(self) -> int:
+        """How many rows the head's cache holds."""
+        return self.cache.length
+
+    def crop(self, length: int) -> None:
+        """Roll back: keep the first ``length`` cached rows and forget the rest."""
+        self.cache.crop(length)
+
+    def reset(self) -> None:
+        self.cache.crop(0)
+
+    @torch.no_grad()
+    def forward_new(self, fused: torch.Tensor) -> torch.Tensor:
+        """The decoder layer over n new rows of ``fc``'s output (n, width), given the rows cached
+        before them: returns their predicted features (n, width); the cache grows by n."""
+        return self.layer.forward_cached(check_fused(fused, self.width), self.cache)
 
 
 def check_eagle_interface(target) -> None:
@@ -158,3 +195,51 @@ class RecordingEagleModel(RecordingHiddenModel):
     @property
     def head(self):
         return self.model.head
+
+
+class CountedLayer(nn.Module):
+    """A decoder layer that reports the rows each uncached call computes to ``record``."""
+
+    def __init__(self, layer: DecoderLayer, record):
+        super().__init__()
+        self.inner, self.record = layer, record
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.record(("layer", x[..., 0].numel(), x.shape[-2]))  # rows computed, rows per sequence
+        return self.inner(x)
+
+    def forward_cached(self, x: torch.Tensor, cache) -> torch.Tensor:
+        return self.inner.forward_cached(x, cache)
+
+
+class RecordingEagleHead(EagleHead):
+    """The same head (its fc, layer and cache shared) that records the work a decoder makes it do:
+
+    ``('new', n, cache_length_before)`` per forward_new (n rows computed against the cache),
+    ``('crop', length, cache_length_before)``, ``('reset', cache_length_before)``, and
+    ``('layer', rows, T)`` per uncached ``head.layer`` call (all its rows recomputed).
+    ``rows_computed`` sums the rows of both kinds.
+    """
+
+    def __init__(self, head: EagleHead):
+        nn.Module.__init__(self)
+        self.calls: list[tuple] = []
+        self.fc, self.cache = head.fc, head.cache
+        self.layer = CountedLayer(head.layer, self.calls.append)
+
+    @property
+    def rows_computed(self) -> int:
+        return sum(call[1] for call in self.calls if call[0] in ("new", "layer"))
+
+    def forward_new(self, fused: torch.Tensor) -> torch.Tensor:
+        self.calls.append(("new", int(fused.shape[0]) if isinstance(fused, torch.Tensor) and fused.ndim else 0,
+                           self.cache_length))
+        return super().forward_new(fused)
+
+    def crop(self, length: int) -> None:
+        self.calls.append(("crop", length, self.cache_length))
+        super().crop(length)
+
+    def reset(self) -> None:
+        self.calls.append(("reset", self.cache_length))
+        self.cache.crop(0)

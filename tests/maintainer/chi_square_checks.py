@@ -23,6 +23,7 @@ from tests import test_22_eagle_head as ex22
 from tests import test_23_early_exit as ex23
 from tests import test_25_ragged_batch as ex25
 from tests import test_27_adaptive_draft_length as ex27
+from tests import test_28_eagle_head_cache as ex28
 from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
 from tests.reference import ex15_cases as ex15
@@ -99,4 +100,6 @@ CHECKS = [
     ChiSquareCheck("27-adaptive-draft-length", "test_every_row_is_distributed_as_the_target_with_probes",
                    "adaptive_speculative_generate", ex27.STAT_ALPHA,
                    lambda generate: ex27.smallest_pvalue(generate, ex27.PROBE_STAT_RULES)),
+    ChiSquareCheck("28-eagle-head-cache", "test_sampled_output_is_distributed_as_the_target", "eagle_cached_generate",
+                   ex22.STAT_ALPHA, lambda generate: ex22.sequence_chi_square(generate, seed=ex28.STAT_SEED)[1]),
 ]

@@ -21,11 +21,18 @@ def test_acceptance_by_depth_counts_only_rounds_that_drafted_that_deep():
 def test_the_bench_prints_every_decoder_greedy_and_sampled():
     for temperature, medusa in (("0", True), ("1", False)):
         run = subprocess.run([sys.executable, "-m", "speckata.bench", "heads", "--tokens", "8", "--prompts", "1",
-                              "--repeats", "1", "--temperature", temperature], cwd=repo_root(), capture_output=True,
-                             text=True, timeout=600, check=False)
+                              "--seed-sets", "2", "--repeats", "1", "--temperature", temperature], cwd=repo_root(),
+                             capture_output=True, text=True, timeout=600, check=False)
         assert run.returncode == 0, run.stdout + run.stderr
-        rows = {line.split("  ")[0].strip(): line for line in run.stdout.splitlines()[4:]}
-        expected = {"plain", "ex10 draft g=4", "ex10 distilled g=4", "eagle g=4", "early exit k=2 g=4",
-                    "early exit k=4 g=4"} | ({"medusa 3 heads"} if medusa else set())
+        table, steps = run.stdout.split("\n\n")
+        rows = {line.split("  ")[0].strip(): line for line in table.splitlines()[4:]}
+        expected = {"plain", "ex10 draft g=4", "ex10 distilled g=4", "eagle g=4", "eagle cached g=4",
+                    "early exit k=2 g=4", "early exit k=4 g=4"} | ({"medusa 3 heads"} if medusa else set())
         assert set(rows) == expected, run.stdout
-        assert rows["plain"].split()[1] == "1.00", rows["plain"]
+        assert rows["plain"].split()[1:3] == ["1.00", "1.00..1.00"], rows["plain"]
+        # exercises 22 and 28 draft the same tokens: the same tokens per pass in every seed set
+        assert rows["eagle g=4"].split()[2:4] == rows["eagle cached g=4"].split()[3:5], run.stdout
+        named = [line.split("  ")[1].strip() for line in steps.splitlines()[1:]]
+        assert named == ["target pass, 1 token", "target pass, 5 tokens", "eagle step, no cache (ex22)",
+                         "eagle step, cached (ex28)", "q and one sample alone", "distilled draft step (ex10)",
+                         "medusa heads, one call (ex21)"], steps

@@ -1,0 +1,139 @@
+"""Exercise 28-eagle-head-cache: the suite's checks (tests/test_28_eagle_head_cache.py uses them).
+
+Each compares a learner's call with the independent reference (tests/reference/ex28_reference.py):
+the tensors within float tolerance, the drafts and tokens exactly, the draws by the generator's
+state, the target's calls as exercise 22 makes them, and the head's work call by call through a
+RecordingEagleHead (speckata.models.eagle). A mismatch of the head's calls is explained at its
+cause: a layer run over the whole sequence, a cache never cropped, rows of the head's own features
+kept, a row for the last draft.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from speckata.grading import GradingFailure, call_learner
+from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
+from tests.reference.ex22_cases import check_tensor, shown
+from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
+
+
+def head_call(call) -> str:
+    if call[0] == "new":
+        return f"forward_new of {call[1]} row(s) with {call[2]} rows cached"
+    if call[0] == "layer":
+        return f"head.layer over {call[1]} rows (no cache: the whole sequence again)"
+    if call[0] == "crop":
+        return f"crop({call[1]}) with {call[2]} rows cached"
+    return f"reset() with {call[1]} rows cached"
+
+
+def cause(want, have) -> str:
+    """Why a learner's head call differs from the contract's, in the words of the exercise text."""
+    if have is None:
+        return "Your decoder stopped calling the head here."
+    if have[0] == "layer":
+        return "head.layer recomputes every row at every step: a step costs the whole sequence. Use head.forward_new."
+    if want[0] == "reset":
+        return "The head's cache still held another sequence's rows: reset it with the target (head.reset())."
+    if want[0] == "crop" and have[0] == "crop" and have[1] > want[1]:
+        return (f"crop({have[1]}) keeps {have[1] - want[1]} row(s) the head computed from its OWN predicted features "
+                f"(the kept drafts'). Keep only the rows of the target's true features: crop({want[1]}); the next "
+                f"round recomputes the kept tokens' rows from the target's features.")
+    if want[0] == "crop":
+        return ("After the round the head's cache was not cropped: the rows of the rejected drafts, and those of the "
+                "kept drafts (computed from the head's own features), stayed. Crop it to len(features).")
+    if have[0] == "new" and want[0] == "new" and have[2] == 0 and want[2] > 0:
+        return (f"The cache held {want[2]} rows, yet {have[1]} rows were computed from row 0: the sequence was "
+                f"recomputed. Compute only the rows the cache lacks, features[head.cache_length:].")
+    if have[0] == "new" and want[0] != "new":
+        return "A row was computed that no draft reads (the last draft's row feeds nothing)."
+    return "Compare the call with the exercise text's steps."
+
+
+def check_head_calls(calls, wanted, case, rounds=()):
+    for index in range(max(len(calls), len(wanted))):
+        want = wanted[index] if index < len(wanted) else None
+        have = calls[index] if index < len(calls) else None
+        if want != have:
+            before = "\n".join("    " + head_call(c) for c in wanted[max(0, index - 3): index]) or "    (none)"
+            story = "\n  the reference's rounds:\n" + "\n".join("    " + r for r in rounds[:6]) if rounds else ""
+            raise GradingFailure(
+                f"Call {index} on the head differs from the contract's:\n"
+                f"  expected {head_call(want) if want else 'no more calls'}\n"
+                f"  got      {head_call(have) if have else 'no more calls'}\n"
+                f"  the calls before it:\n{before}\n{cause(want, have)}{story}\n{case}")
+
+
+def check_step(eagle_head_step, head, target, features, tokens, chunks, expected, what):
+    recorder, done = RecordingEagleHead(head), 0
+    recorder.reset()
+    recorder.calls.clear()
+    for size in chunks:
+        case = f"case: {what}, rows {done}..{done + size - 1} of {features.shape[0]}, the cache holding {done}"
+        got = call_learner(eagle_head_step, recorder, target, features[done: done + size], tokens[done: done + size],
+                           case=case)
+        check_head_calls(recorder.calls, [("new", size, done)], case)
+        recorder.calls.clear()
+        check_tensor("eagle_head_step", got, expected[done: done + size], case + "\n(the reference recomputes the "
+                     "whole sequence with head.layer; a cached step must give the same rows)", atol=1e-5)
+        done += size
+        if head.cache_length != done:
+            raise GradingFailure(f"After eagle_head_step the head's cache holds {head.cache_length} rows; expected "
+                                 f"{done}.\n{case}")
+
+
+def check_cached_draft(eagle_cached_draft, target, head, features, tokens, gamma, seed, temperature, cached, what):
+    """``head``'s cache must already hold ``cached`` rows of these features."""
+    case = f"case: {what}, {features.shape[0]} features, the cache holding {cached} rows, gamma {gamma}, seed {seed}, " \
+           f"temperature {temperature}"
+    mine, theirs = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+    drafts, q, wanted = reference_cached_draft(target, head, features, tokens, gamma, theirs, temperature, cached)
+    recorder = RecordingEagleHead(head)
+    got = call_learner(eagle_cached_draft, target, recorder, features, tokens, gamma, mine, temperature, case=case)
+    if not isinstance(got, tuple) or len(got) != 2:
+        raise GradingFailure(f"eagle_cached_draft must return (drafts, q); it returned {type(got).__name__}.\n{case}")
+    if got[0] != drafts or not all(type(t) is int for t in got[0]):
+        raise GradingFailure(f"eagle_cached_draft drafted {got[0]}; expected {drafts} (plain ints), exercise 22's "
+                             f"drafts.\n{case}")
+    check_tensor("eagle_cached_draft's q", got[1], q, case, atol=1e-5)
+    check_head_calls(recorder.calls, wanted, case)
+    if not torch.equal(mine.get_state(), theirs.get_state()):
+        raise GradingFailure(f"eagle_cached_draft drew another number of random numbers than the contract's {gamma}."
+                             f"\n{case}")
+    return got
+
+
+def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed, temperature, what):
+    case = f"case: {what}, prompt {list(prompt)[:12]}, max_new_tokens {max_new_tokens}, gamma {gamma}, seed {seed}, " \
+           f"temperature {temperature}"
+    theirs = torch.Generator().manual_seed(seed)
+    expected = reference_cached_generate(target, head, list(prompt), max_new_tokens, gamma, theirs, temperature,
+                                         stale=3)
+    head.reset()
+    head.forward_new(torch.zeros(3, head.width))  # a stale head cache: the contract resets it
+    target.reset()
+    target.forward_new_hidden([prompt[0]])  # a stale target cache too
+    model, recorder, mine = RecordingEagleModel(target), RecordingEagleHead(head), torch.Generator().manual_seed(seed)
+    got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
+    calls = [c for c in model.calls if c[0] in ("hidden", "forward", "crop")]
+    wanted = [c for c in expected.calls if c[0] in ("hidden", "crop")]
+    for index, (want, have) in enumerate(zip(wanted, calls)):
+        if want != have:
+            raise GradingFailure(f"Call {index} on the target differs from exercise 22's:\n  expected {shown(want)}\n"
+                                 f"  got      {shown(have)}\n{case}")
+    if len(calls) != len(wanted):
+        raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you "
+                             f"made {len(calls)}.\n{case}")
+    check_head_calls(recorder.calls, expected.head_calls, case, expected.head_rounds)
+    tokens = list(getattr(got, "tokens", []))
+    if tokens != expected.tokens or not all(type(t) is int for t in tokens):
+        raise GradingFailure(f"eagle_cached_generate returned tokens {tokens}; expected {expected.tokens} (plain "
+                             f"ints).\n{case}\nThe reference's rounds:\n" + "\n".join("    " + r for r in expected.rounds[:6]))
+    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
+        if getattr(got, name, None) != getattr(expected, name):
+            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
+    if not torch.equal(mine.get_state(), theirs.get_state()):
+        raise GradingFailure(f"eagle_cached_generate drew another number of random numbers than the contract (the "
+                             f"first token's sample; per round k draft samples, the uniforms, one sample).\n{case}")
+    return got, recorder
