@@ -242,6 +242,7 @@ def test_bad_rule_settings_raise_before_any_model_call(name):
 @pytest.mark.task(8)
 def test_bad_input_raises_a_value_error_naming_the_problem(name):
     function, args, mentions = BAD_RULE_CALLS[name]
+    args = args() if callable(args) else args
     expect_value_error(learner_function(EXERCISE, function), *args, mentions=mentions, problem=name)
 
 

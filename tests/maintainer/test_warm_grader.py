@@ -119,3 +119,29 @@ def test_a_suite_that_imports_learner_code_while_collected_is_never_reused(tmp_p
         assert not collected.usable and "ex01_speculative_step" in collected.why_not, collected.why_not
     finally:
         collected.close()
+
+
+WARM_UP_EVERY_SUITE = """
+import os
+import torch
+from speckata.cli.warm_grader import warm_up
+from speckata.manifest import load_manifest, repo_root
+threads = lambda: len(os.listdir(f"/proc/{os.getpid()}/task"))
+for exercise in load_manifest():
+    before = threads()
+    warm_up(repo_root() / exercise.tests)
+    if threads() != before:
+        print(exercise.id)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through /proc")
+def test_warming_up_every_suite_starts_no_thread(tmp_path):
+    """The warm grader and the mutant gate's server fork after warm_up: a thread pool started while a
+    suite's helper modules were imported (a model built at import time) deadlocks the forked child."""
+    import subprocess
+
+    run = subprocess.run([sys.executable, "-c", WARM_UP_EVERY_SUITE], cwd=repo_root(), capture_output=True,
+                         text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == [], f"these suites' helper modules start threads when imported: {run.stdout.split()}"

@@ -18,7 +18,9 @@ BAD_DECODER_SETTINGS = {
     "probe-every-true": ({"probe_every": True}, ("probe_every",)), "probe-every-text": ({"probe_every": "2"}, ("probe_every",)),
 }
 
-# name -> (the learner function, its arguments, the words the error must contain).
+# name -> (the learner function, its arguments, the words the error must contain). Arguments that hold
+# models are built when the test runs (a function here): nothing runs torch while this module is
+# imported, so the mutant gate's warm server can fork after importing it.
 BAD_RULE_CALLS = {
     "keep_drafting-threshold": ("keep_drafting", ([0.5], 1.01), ("threshold",)),
     "keep_drafting-negative-threshold": ("keep_drafting", ([0.5], -0.01), ("threshold",)),
@@ -28,5 +30,6 @@ BAD_RULE_CALLS = {
     "update_acceptance-ema": ("update_acceptance", (-0.5, [1], 2, 0.5), ("ema",)),
     "next_gamma-no-rows": ("next_gamma", (0.5, 0, *TOY_COSTS), ("active_rows",)),
     "next_gamma-alpha": ("next_gamma", (1.5, 2, *TOY_COSTS), ("alpha",)),
-    "max_gamma-0": ("adaptive_speculative_generate", (*chains("far"), [[0]], 5, 0, torch.Generator()), ("gamma",)),
+    "max_gamma-0": ("adaptive_speculative_generate", lambda: (*chains("far"), [[0]], 5, 0, torch.Generator()),
+                    ("gamma",)),
 }
