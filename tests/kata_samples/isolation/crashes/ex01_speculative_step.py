@@ -1,9 +1,8 @@
 """Isolation sample (01-speculative-step): crashes the interpreter (a segmentation fault).
 
 It writes through a pointer to address 8, which no process may map (Linux keeps the lowest 64 KiB
-unmapped: vm.mmap_min_addr), so the write faults exactly as a learner's bad pointer would. (A
-signal the worker sends itself would not do: the sandboxed worker is its PID namespace's PID 1,
-which the kernel shields from its own signals; a fault it cannot ignore.)
+unmapped: vm.mmap_min_addr), so it faults as a learner's bad pointer would. A signal sent to itself
+would not do: the sandboxed worker is its PID namespace's PID 1, shielded from its own signals.
 """
 
 import ctypes
