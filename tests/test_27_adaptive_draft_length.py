@@ -272,8 +272,10 @@ def test_random_cases_with_probes_match_the_reference(models):
         batch = int(torch.randint(1, 5, (), generator=gen))
         prompts = [torch.randint(0, 3, (int(torch.randint(1, 4, (), generator=gen)),), generator=gen).tolist()
                    for _ in range(batch)]
-        rules = {"threshold": [0.0, 0.3][index % 2], "beta": [0.25, 0.5, 1.0][index % 3], "probe_every": 1 + index % 3,
-                 "initial_alpha": round(0.2 + 0.3 * float(torch.rand((), generator=gen)), 3), "costs": PROBE_COSTS}
+        threshold = float(torch.rand((), generator=gen)) * 0.6  # a drawn float: never a chain's exact confidence
+        rules = {"threshold": threshold if index % 2 else 0.0, "beta": [0.25, 0.5, 1.0][index % 3],
+                 "probe_every": 1 + index % 3, "initial_alpha": round(0.2 + 0.3 * float(torch.rand((), generator=gen)), 3),
+                 "costs": PROBE_COSTS}
         try:
             check_case(f"toy chains ({models})", *chains(models), prompts, int(torch.randint(4, 20, (), generator=gen)),
                        int(torch.randint(1, 4, (), generator=gen)), seed=case_seed(900 + index), **rules)
