@@ -4,10 +4,10 @@ A reply is untrusted: the learner's code runs in the worker and may write any by
 pipe. It is read with Python's own (pure-Python) unpickler, whose memo is a dict and whose every
 opcode is a method, with these opcodes replaced:
 
-- ``find_class`` (GLOBAL, STACK_GLOBAL): only the constructors in CALLS, torch's dtypes, and
+- ``find_class`` (GLOBAL, STACK_GLOBAL): only the constructors in ``_checks()``, torch's dtypes, and
   *data classes*: classes of the packages in CLASS_PACKAGES or classes the grader's request
   itself held, never a metaclass (``type``), an exception, a function or a module;
-- REDUCE (a call): only the constructors in CALLS, each with its arguments checked first (no
+- REDUCE (a call): only the constructors in ``_checks()``, each with its arguments checked first (no
   ``bytes(2**31)``, no ``list(range(10**12))``, no tensor of a shape its bytes do not fill);
 - NEWOBJ, NEWOBJ_EX (``cls.__new__``): a data class, with no arguments unless it is a tuple
   (a named tuple's fields);
@@ -35,17 +35,10 @@ TORCH_DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "i
                 "complex64", "complex128")
 
 
-def _plain(value) -> bool:
-    return type(value) in (int, float, bool, str, bytes, type(None))
-
-
 def _shape(shape) -> bool:
     if type(shape) is not tuple or len(shape) > 8 or not all(type(n) is int and 0 <= n for n in shape):
         return False
-    count = 1
-    for n in shape:
-        count *= n
-    return count <= MAX_SHAPE_ELEMENTS
+    return _count(shape) <= MAX_SHAPE_ELEMENTS
 
 
 def _materialized(value) -> bool:
@@ -57,11 +50,8 @@ def _tensor(data, dtype, shape, requires_grad=False, parameter=False, device="cp
             and type(requires_grad) is bool and type(parameter) is bool):
         return False
     torch = sys.modules.get("torch")
-    count = 1
-    for n in shape:
-        count *= n
     itemsize = getattr(torch, dtype).itemsize if torch is not None else 8
-    return len(data) == count * itemsize
+    return len(data) == _count(shape) * itemsize
 
 
 # Each constructor a reply may call, with the check its arguments must pass first.
