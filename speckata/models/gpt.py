@@ -199,6 +199,11 @@ class GPT(nn.Module, RaggedBatchModel):
     def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
         """Logits (n, V) for n tree tokens in one pass (speckata.models.tree_pass): token i sees the
         cached and new tokens its mask row allows, at position position_ids[i]."""
+        return self.forward_tree_hidden(ids, attention_mask, position_ids)[1]
+
+    @torch.no_grad()
+    def forward_tree_hidden(self, ids, attention_mask, position_ids) -> tuple[torch.Tensor, torch.Tensor]:
+        """``forward_tree`` with the last hidden state: (hidden (n, width), logits (n, V)), the heads' input."""
         start = self._same_length(0, self.config.layers)
         ids, mask, positions = check_tree_feed(ids, attention_mask, position_ids, start, self.config.vocab_size)
         n = ids.shape[0]
@@ -211,7 +216,8 @@ class GPT(nn.Module, RaggedBatchModel):
         for layer, block in enumerate(self.blocks):
             x = block.forward_cached(x, keys[layer], values[layer], start, mask)
         self._grow(0, self.config.layers, n)
-        return self.head(self.norm(x))
+        hidden = self.norm(x)
+        return hidden, self.head(hidden)
 
     def keep_path(self, nodes) -> None:
         """Keep the cache before the pending tree, then the keys and values of tree ``nodes``, moved into place."""

@@ -18,6 +18,8 @@ A model holds ONE sequence in its cache. It offers:
     forget everything (the same as crop(0)).
 ``model.forward_tree(ids, attention_mask, position_ids)`` and ``model.keep_path(nodes)``
     exercise 20: a token tree in one pass, then one of its paths kept (speckata.models.tree_pass).
+    The heads (exercises 21, 22) also read the last hidden state: ``forward_new_hidden(ids)`` and
+    ``forward_tree_hidden(ids, attention_mask, position_ids)`` return (hidden (n, width), logits).
 ``model.reset_rows(batch_size)``, ``model.forward_rows(ids, attention_mask, position_ids)``,
 ``model.crop_rows(lengths)``, ``model.row_lengths`` and ``model.context``
     exercise 25: a ragged batch of B sequences in a cache of its own, beside the one-sequence

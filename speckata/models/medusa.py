@@ -31,7 +31,7 @@ import torch
 import torch.nn as nn
 
 from speckata.models.checks import check_count, check_prompt
-from speckata.models.recording import RecordingModel
+from speckata.models.recording import RecordingModel, tree_call
 
 WEIGHTS = Path(__file__).with_name("weights")
 IGNORE_INDEX = -100  # the label of a position a head has nothing to learn from (torch's cross_entropy default)
@@ -142,3 +142,8 @@ class RecordingHiddenModel(RecordingModel):
         listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
         self._record(("hidden", listed, self.model.cache_length))
         return self.model.forward_new_hidden(ids)
+
+    def forward_tree_hidden(self, ids, attention_mask, position_ids) -> tuple[torch.Tensor, torch.Tensor]:
+        """Recorded as forward_tree is (``('tree', ...)``): the pass is the same, only more of it is returned."""
+        self._record(tree_call(ids, attention_mask, position_ids, self.model.cache_length))
+        return self.model.forward_tree_hidden(ids, attention_mask, position_ids)

@@ -57,10 +57,7 @@ class RecordingModel:
         return self.model.forward_new(ids)
 
     def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
-        listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
-        mask = tuple(tuple(int(bool(v)) for v in row) for row in torch.as_tensor(attention_mask).tolist())
-        positions = tuple(int(i) for i in torch.as_tensor(position_ids).reshape(-1).tolist())
-        self._record(("tree", listed, mask, positions, self.model.cache_length))
+        self._record(tree_call(ids, attention_mask, position_ids, self.model.cache_length))
         return self.model.forward_tree(ids, attention_mask, position_ids)
 
     def keep_path(self, nodes) -> None:
@@ -125,3 +122,11 @@ def nested_ints(value):
     if isinstance(value, (list, tuple)):
         return tuple(nested_ints(item) for item in value)
     return int(value) if hasattr(value, "__index__") else value  # ints, bools, numpy ints; a float stays a float
+
+
+def tree_call(ids, attention_mask, position_ids, cache_length: int) -> tuple:
+    """How a tree pass is recorded: ``('tree', ids, mask rows as 0/1, positions, cache_length_before)``."""
+    listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
+    mask = tuple(tuple(int(bool(v)) for v in row) for row in torch.as_tensor(attention_mask).tolist())
+    positions = tuple(int(i) for i in torch.as_tensor(position_ids).reshape(-1).tolist())
+    return ("tree", listed, mask, positions, cache_length)
