@@ -84,6 +84,8 @@ def guard_this_run() -> None:
     global _pipe
     if not hasattr(os, "fork") or os.environ.get(GUARDED_PID) == str(os.getpid()):
         return
+    if "PYTEST_XDIST_WORKER" in os.environ:  # a worker of `pytest -n`: its controller is the guarded run,
+        return  # and a fork here would split the worker from the channel it reports on
     sys.stdout.flush()
     sys.stderr.flush()
     read_end, write_end = os.pipe()

@@ -244,7 +244,9 @@ class GradingSession:
                 terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session, exitstatus):
-        if session.exitstatus == 0 and self.record.any_unfinished():
+        # A worker of `pytest -n` (maintainers' speed-up) runs a share of the tests it collected: its
+        # record is partial by design, and the controller judges the run from every worker's reports.
+        if session.exitstatus == 0 and self.record.any_unfinished() and not hasattr(self.config, "workerinput"):
             session.exitstatus = 1
         self.write_report()
 

@@ -195,7 +195,6 @@ class GPT(nn.Module, RaggedBatchModel):
         hidden = self.norm(x)
         return hidden, self.head(hidden)
 
-    @torch.no_grad()
     def forward_tree(self, ids, attention_mask, position_ids) -> torch.Tensor:
         """Logits (n, V) for n tree tokens in one pass (speckata.models.tree_pass): token i sees the
         cached and new tokens its mask row allows, at position position_ids[i]."""

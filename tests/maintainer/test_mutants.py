@@ -28,6 +28,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+# `pytest -n 2 --dist loadgroup` (CI) keeps this file in one worker: mutant_runs grades every
+# mutant the session collected, in a pool of its own; a second worker would grade them all again.
+pytestmark = pytest.mark.xdist_group("mutants")
+
 MUTANTS_DIR = repo_root() / "tests" / "mutants"
 
 

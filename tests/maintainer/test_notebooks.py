@@ -19,6 +19,10 @@ import pytest
 
 from speckata.manifest import load_manifest, repo_root
 
+# `pytest -n 2 --dist loadgroup` (CI) keeps this file in one worker: executions runs every
+# notebook the session collected, in a pool of its own; a second worker would run them all again.
+pytestmark = pytest.mark.xdist_group("notebooks")
+
 ROOT = repo_root()
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CODE_VARIABLE = "SPECKATA_NOTEBOOK_CODE"  # notebooks/learner.py reads it; the default is exercises/
@@ -43,8 +47,13 @@ nbformat.write(notebook, out)
 def execute_apart(path, folder: str, out):
     """Execute the notebook at ``path`` with the reader's code taken from ``folder``; the executed copy or the error."""
     environment = {**os.environ, CODE_VARIABLE: folder}  # the kernel inherits the environment
-    run = subprocess.run([sys.executable, "-c", RUNNER, str(path), str(out), str(path.parent)], env=environment,
-                         capture_output=True, text=True, timeout=900)
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", RUNNER, str(path), str(out), str(path.parent)],
+                             env=environment, capture_output=True, text=True, timeout=900)
+        # jupyter_client picks a kernel's TCP ports free, then lets them go until the kernel binds
+        # them: a kernel started beside it can take one first. Nothing ran yet: start it again.
+        if not (run.returncode != 0 and "Address already in use" in run.stderr):
+            break
     if run.returncode != 0:
         return f"{path.name} failed to execute (code from {folder}):\n{run.stderr[-4000:]}"
     return nbformat.read(out, as_version=4)
