@@ -31,6 +31,7 @@ from pathlib import Path
 
 import torch
 
+from speckata.bench.heads_medusa_tree import medusa_tree_runs, tree_pass_costs
 from speckata.bench.heads_steps import step_costs
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.eagle import load_distilled_draft, load_eagle_head
@@ -96,6 +97,7 @@ def decoders(args, target) -> dict:
     }
     if T == 0:
         runs[f"medusa {heads.num_heads} heads"] = lambda p, g: medusa(target, heads, p, n)
+    runs.update(medusa_tree_runs(args, target, heads))
     runs[f"eagle g={gamma}"] = lambda p, g: eagle(target, head, p, n, gamma, g, T)
     runs[f"eagle cached g={gamma}"] = lambda p, g: cached(target, head, p, n, gamma, g, T)
     for k in args.exits:
@@ -174,6 +176,7 @@ def main(argv: list[str]) -> int:
     context = args.prompt_length + args.tokens  # the longest sequence a run reaches
     steps = step_costs(target.model, load_eagle_head(), load_medusa_heads(), load_distilled_draft(), context,
                        args.gamma, args.target)
+    steps.update(tree_pass_costs(target.model, context, args.target))
     model = target.model
     print(f"{args.seed_sets} seed sets of {args.prompts} held-out prompts of {args.prompt_length} characters x "
           f"{args.tokens} new tokens, temperature {args.temperature:g}, {args.threads} thread(s), {args.repeats} "
