@@ -12,6 +12,9 @@ target's own layers), where the time goes per new token (inside the target's cal
 everything else: the draft, the sampling, the verify rule), in units of plain decoding's time per
 token, the drafts' parameter counts (to compare budgets), and the speedup over plain decoding.
 
+Exercise 29's Medusa tree, at 8, 16 and 32 nodes, greedy or sampled, comes from
+speckata/bench/heads_medusa_tree.py, which also times its tree passes beside Medusa's chain pass.
+
 ``--seed-sets`` sets of ``--prompts`` prompts each (different held-out windows, and one generator
 seed per prompt): every figure is given over all of them, with its spread (min .. max across the
 sets). Each set's time is the median of ``--repeats`` interleaved repeats (every decoder on every

@@ -9,7 +9,6 @@ generator. Its calls are made on a recorder of its own, so they ARE the contract
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from itertools import product
 
 import torch
@@ -21,7 +20,7 @@ from speckata.models.tree_shapes import TreeShape
 from tests.reference import ex16_reference
 from tests.reference.ex01_reference import inverse_cdf
 from tests.reference.ex18_reference import reference_mask, reference_positions
-from tests.reference.ex20_reference import node_children, uniforms
+from tests.reference.ex20_reference import ReferenceRun, node_children, uniforms  # its draft stays None
 
 
 def head_rankings(heads, hidden: torch.Tensor) -> torch.Tensor:
@@ -60,17 +59,6 @@ def reference_tree(accuracies, budget: int) -> list[tuple[int, ...]]:
 
 def worth(table, path) -> float:
     return math.prod(table[depth][rank] for depth, rank in enumerate(path))  # from head 0 on, as the text says
-
-
-@dataclass
-class ReferenceRun:
-    tokens: list[int] = field(default_factory=list)
-    accepted_per_pass: list[int] = field(default_factory=list)
-    drafted_per_pass: list[int] = field(default_factory=list)
-    target_passes: int = 0
-    draft_passes: int = 0
-    walks: list[list[str]] = field(default_factory=list)  # per round: one line per node tried
-    target: RecordingHiddenModel | None = None
 
 
 def decide(node, kids, tokens, p, q, stream, lines) -> tuple[list[int], int]:
