@@ -38,8 +38,15 @@ tokenizer = char_tokenizer()
 learner.compare(lambda: head_accuracies(target, heads, text_windows("train", 64, limit=1)[0], 3).numpy().round(3).tolist(),
                 [[0.597, 0.113, 0.065], [0.508, 0.115, 0.049], [0.5, 0.117, 0.05]])
 windows = text_windows("train", 128, limit=16)
+
+
+def measured_accuracies():
+    """Your head_accuracies, top 8, averaged over the 16 windows (the later cells use it too)."""
+    return sum(head_accuracies(target, heads, row, 8) for row in windows) / len(windows)
+
+
 with learner.until_written():
-    accuracies = sum(head_accuracies(target, heads, row, 8) for row in windows) / len(windows)
+    accuracies = measured_accuracies()
     for k in range(3):
         plt.plot(range(8), accuracies[k].numpy(), marker="o", label=f"head {k} (token t+{k + 2})")
     plt.xlabel("rank r")
@@ -57,6 +64,7 @@ with learner.until_written():
 # %%
 learner.compare(lambda: medusa_tree([[0.6, 0.2], [0.5, 0.3]], 4).paths, [(0,), (1,), (0, 0), (0, 1)])
 with learner.until_written():
+    accuracies = measured_accuracies()
     for budget in (8, 16):
         print(f"{budget} nodes: {medusa_tree(accuracies, budget).paths}")
 
@@ -99,6 +107,7 @@ def tokens_per_pass(run):
 
 
 with learner.until_written():
+    accuracies = measured_accuracies()
     rates = {"chain (ex21)": tokens_per_pass(lambda p: medusa_generate(target, heads, p, 48))}
     for budget in (8, 16, 32):
         shape = medusa_tree(accuracies, budget)
@@ -118,5 +127,6 @@ with learner.until_written():
 
 # %%
 with learner.until_written():
-    sampled = medusa_tree_generate(target, heads, prompt, 48, medusa_tree(accuracies, 16), torch.Generator().manual_seed(0))
+    sampled = medusa_tree_generate(target, heads, prompt, 48, medusa_tree(measured_accuracies(), 16),
+                                   torch.Generator().manual_seed(0))
     print(f"{sampled.tokens_per_pass:.2f} tokens per pass: {tokenizer.decode(sampled.tokens)!r}")
