@@ -12,6 +12,9 @@ target's own layers), where the time goes per new token (inside the target's cal
 everything else: the draft, the sampling, the verify rule), in units of plain decoding's time per
 token, the drafts' parameter counts (to compare budgets), and the speedup over plain decoding.
 
+Exercise 29's Medusa tree, at 8, 16 and 32 nodes, greedy or sampled, comes from
+speckata/bench/heads_medusa_tree.py, which also times its tree passes beside Medusa's chain pass.
+
 ``--seed-sets`` sets of ``--prompts`` prompts each (different held-out windows, and one generator
 seed per prompt): every figure is given over all of them, with its spread (min .. max across the
 sets). Each set's time is the median of ``--repeats`` interleaved repeats (every decoder on every
@@ -31,6 +34,7 @@ from pathlib import Path
 
 import torch
 
+from speckata.bench.heads_medusa_tree import medusa_tree_runs, tree_pass_costs
 from speckata.bench.heads_steps import step_costs
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.eagle import load_distilled_draft, load_eagle_head
@@ -96,6 +100,7 @@ def decoders(args, target) -> dict:
     }
     if T == 0:
         runs[f"medusa {heads.num_heads} heads"] = lambda p, g: medusa(target, heads, p, n)
+    runs.update(medusa_tree_runs(args, target, heads))
     runs[f"eagle g={gamma}"] = lambda p, g: eagle(target, head, p, n, gamma, g, T)
     runs[f"eagle cached g={gamma}"] = lambda p, g: cached(target, head, p, n, gamma, g, T)
     for k in args.exits:
@@ -174,6 +179,7 @@ def main(argv: list[str]) -> int:
     context = args.prompt_length + args.tokens  # the longest sequence a run reaches
     steps = step_costs(target.model, load_eagle_head(), load_medusa_heads(), load_distilled_draft(), context,
                        args.gamma, args.target)
+    steps.update(tree_pass_costs(target.model, context, args.target))
     model = target.model
     print(f"{args.seed_sets} seed sets of {args.prompts} held-out prompts of {args.prompt_length} characters x "
           f"{args.tokens} new tokens, temperature {args.temperature:g}, {args.threads} thread(s), {args.repeats} "

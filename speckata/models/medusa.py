@@ -102,8 +102,8 @@ def check_hidden(heads, hidden) -> torch.Tensor:
     return hidden
 
 
-def check_medusa_inputs(target, heads, prompt_ids, max_new_tokens) -> list[int]:
-    """Every check of exercise 21's decoder; returns the prompt as a list of ints."""
+def check_heads_fit(target, heads) -> None:
+    """Heads that read this target's hidden state: MedusaHeads of its width and vocabulary."""
     check_hidden_interface(target)
     if not isinstance(heads, MedusaHeads):
         raise ValueError(f"heads must be a speckata.models.medusa.MedusaHeads; got {type(heads).__name__}")
@@ -111,6 +111,11 @@ def check_medusa_inputs(target, heads, prompt_ids, max_new_tokens) -> list[int]:
         raise ValueError(f"heads of width {heads.width} do not fit a target whose hidden width is {target.width}")
     if heads.vocab_size != target.vocab_size:
         raise ValueError(f"the heads' vocabulary ({heads.vocab_size}) differs from the target's ({target.vocab_size})")
+
+
+def check_medusa_inputs(target, heads, prompt_ids, max_new_tokens) -> list[int]:
+    """Every check of exercise 21's decoder; returns the prompt as a list of ints."""
+    check_heads_fit(target, heads)
     prompt = check_prompt(prompt_ids, target.vocab_size)
     check_count("max_new_tokens", max_new_tokens, 0)
     return prompt

@@ -27,6 +27,7 @@ from tests import test_28_eagle_head_cache as ex28
 from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
 from tests.reference import ex15_cases as ex15
+from tests.reference import ex29_cases as ex29
 from tests.reference.ex05_reference import reference_warp
 from tests.reference.ex06_reference import simulate_first_tokens
 from tests.shared.statistics import chi_square_test
@@ -102,4 +103,6 @@ CHECKS = [
                    lambda generate: ex27.smallest_pvalue(generate, ex27.PROBE_STAT_RULES)),
     ChiSquareCheck("28-eagle-head-cache", "test_sampled_output_is_distributed_as_the_target", "eagle_cached_generate",
                    ex22.STAT_ALPHA, lambda generate: ex22.sequence_chi_square(generate, seed=ex28.STAT_SEED)[1]),
+    ChiSquareCheck("29-medusa-tree", "test_sampled_output_is_distributed_as_the_target", "medusa_tree_generate",
+                   ex29.STAT_ALPHA, lambda generate: ex29.sequence_chi_square(generate)[1]),
 ]

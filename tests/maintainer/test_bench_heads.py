@@ -27,7 +27,8 @@ def test_the_bench_prints_every_decoder_greedy_and_sampled():
         table, steps = run.stdout.split("\n\n")
         rows = {line.split("  ")[0].strip(): line for line in table.splitlines()[4:]}
         expected = {"plain", "ex10 draft g=4", "ex10 distilled g=4", "eagle g=4", "eagle cached g=4",
-                    "early exit k=2 g=4", "early exit k=4 g=4"} | ({"medusa 3 heads"} if medusa else set())
+                    "early exit k=2 g=4", "early exit k=4 g=4", "medusa tree b=8", "medusa tree b=16",
+                    "medusa tree b=32"} | ({"medusa 3 heads"} if medusa else set())
         assert set(rows) == expected, run.stdout
         assert rows["plain"].split()[1:3] == ["1.00", "1.00..1.00"], rows["plain"]
         # exercises 22 and 28 draft the same tokens: the same tokens per pass in every seed set
@@ -35,4 +36,6 @@ def test_the_bench_prints_every_decoder_greedy_and_sampled():
         named = [line.split("  ")[1].strip() for line in steps.splitlines()[1:]]
         assert named == ["target pass, 1 token", "target pass, 5 tokens", "eagle step, no cache (ex22)",
                          "eagle step, cached (ex28)", "q and one sample alone", "distilled draft step (ex10)",
-                         "medusa heads, one call (ex21)"], steps
+                         "medusa heads, one call (ex21)", "medusa chain, 4 tokens (ex21)",
+                         "medusa tree, 1+8 nodes (ex29)", "medusa tree, 1+16 nodes (ex29)",
+                         "medusa tree, 1+32 nodes (ex29)"], steps
