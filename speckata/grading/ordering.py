@@ -33,8 +33,6 @@ def tier(item: pytest.Item) -> int:
 def pytest_configure(config: pytest.Config) -> None:
     for name, meaning in MARKS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
-    # pytest-xdist's own mark, named here too so that a run without xdist does not warn about it.
-    config.addinivalue_line("markers", "xdist_group(name): with `-n N --dist loadgroup`, these tests share a worker")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

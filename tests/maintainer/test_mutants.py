@@ -15,22 +15,19 @@ import signal
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from speckata.grading.suite_run import SuiteRun, run_suite
 from speckata.manifest import exercise_by_id, repo_root
+from tests.maintainer.session_work import session_work
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-# `pytest -n 2 --dist loadgroup` (CI) keeps this file in one worker: mutant_runs grades every
-# mutant the session collected, in a pool of its own; a second worker would grade them all again.
-pytestmark = pytest.mark.xdist_group("mutants")
 
 MUTANTS_DIR = repo_root() / "tests" / "mutants"
 
@@ -92,6 +89,11 @@ def start_worker() -> None:
     starts its own warm server."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    start_server()
+
+
+def start_server() -> None:
+    """This thread's warm server (none where there is no fork)."""
     _worker.server = WarmServer() if hasattr(os, "fork") else None
     if _worker.server:
         _servers.append(_worker.server)
@@ -115,20 +117,19 @@ def run_mutant(exercise_id: str, mutant: dict, workdir: Path):
 
 @pytest.fixture(scope="session")
 def mutant_runs(request, tmp_path_factory):
-    """Grade every selected mutant, as many at a time as there are CPUs (each in a warm server's fork)."""
+    """Grade every selected mutant, as many at a time as there are CPUs (each in a warm server's fork);
+    in a worker of `pytest -n`, each when its test runs (tests/maintainer/session_work.py)."""
     selected = [item for item in request.session.items if item.originalname == "test_mutant_is_caught"]
     base = tmp_path_factory.mktemp("mutants")
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, initializer=start_worker)
-    runs = {
-        item.callspec.id: pool.submit(run_mutant, *item.callspec.params.values(), base / f"m{index}")
-        for index, item in enumerate(selected)
-    }
+    jobs = {item.callspec.id: (run_mutant, (*item.callspec.params.values(), base / f"m{index}"))
+            for index, item in enumerate(selected)}
     controls = [item for item in request.session.items if item.originalname == "test_the_unmutated_reference_passes"]
     for item in controls:  # the same graders on the reference itself: a failure must come from the mutation
         exercise_id = item.callspec.params["exercise_id"]
-        runs[f"control:{exercise_id}"] = pool.submit(run_mutant, exercise_id, UNMUTATED, base / f"control-{exercise_id}")
+        jobs[f"control:{exercise_id}"] = (run_mutant, (exercise_id, UNMUTATED, base / f"control-{exercise_id}"))
+    runs = session_work(jobs, pool_initializer=start_worker, worker_start=start_server)
     yield runs
-    pool.shutdown(cancel_futures=True)
+    runs.close()
     for server in _servers:
         server.close()
 

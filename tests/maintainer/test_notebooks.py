@@ -12,16 +12,12 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
 
 from speckata.manifest import load_manifest, repo_root
-
-# `pytest -n 2 --dist loadgroup` (CI) keeps this file in one worker: executions runs every
-# notebook the session collected, in a pool of its own; a second worker would run them all again.
-pytestmark = pytest.mark.xdist_group("notebooks")
+from tests.maintainer.session_work import session_work
 
 ROOT = repo_root()
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -72,7 +68,8 @@ def committed_stubs(folder):
 
 @pytest.fixture(scope="session")
 def executions(request, tmp_path_factory):
-    """Start every selected notebook run at once; each test waits for its own."""
+    """Start every selected notebook run at once, each test waiting for its own; in a worker of
+    `pytest -n`, each run when its test asks for it (tests/maintainer/session_work.py)."""
     base = tmp_path_factory.mktemp("notebooks")
     stubs = committed_stubs(base / "stubs")
     wanted = {}
@@ -83,11 +80,10 @@ def executions(request, tmp_path_factory):
         elif item.originalname == "test_notebook_on_untouched_stubs_says_not_written_yet":
             notebook_id = item.callspec.params["notebook_id"]
             wanted[(notebook_id, "stubs")] = (ROOT / "notebooks" / f"{notebook_id}.ipynb", str(stubs))
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
-    runs = {key: pool.submit(execute_apart, path, folder, base / f"{key[0]}-{key[1]}.ipynb")
-            for key, (path, folder) in wanted.items()}
+    runs = session_work({key: (execute_apart, (path, folder, base / f"{key[0]}-{key[1]}.ipynb"))
+                         for key, (path, folder) in wanted.items()})
     yield runs
-    pool.shutdown(cancel_futures=True)
+    runs.close()
 
 
 def executed(executions, key):
