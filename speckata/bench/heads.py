@@ -5,7 +5,7 @@ Decoders, each on the same held-out prompts (the first ``--prompt-length`` chara
 windows): plain decoding; exercise 10 with the committed independent draft and with exercise 11's
 distilled draft; exercise 21's Medusa heads (greedy only: skipped at T > 0); exercise 22's EAGLE
 head, which recomputes its layer over the sequence at every draft step, and exercise 28's, which
-keeps its layer's cache; exercise 23's early exit after two choices of k layers. For each: tokens
+keeps its layer's cache, and exercise 30's EAGLE-2 tree on it; exercise 23's early exit after two choices of k layers. For each: tokens
 per target pass, acceptance by depth (of the rounds that drafted at least d tokens, the share that
 kept at least d), the target's layer computations per new token (early exit's drafts are the
 target's own layers), where the time goes per new token (inside the target's calls, and
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import torch
 
+from speckata.bench.heads_eagle2 import eagle2_report, eagle2_runs
 from speckata.bench.heads_steps import step_costs
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.eagle import load_distilled_draft, load_eagle_head
@@ -100,6 +101,7 @@ def decoders(args, target) -> dict:
     runs[f"eagle cached g={gamma}"] = lambda p, g: cached(target, head, p, n, gamma, g, T)
     for k in args.exits:
         runs[f"early exit k={k} g={gamma}"] = lambda p, g, k=k: early(target, p, n, k, gamma, g, T)
+    runs |= eagle2_runs(args, target, head)  # exercise 30's tree (speckata/bench/heads_eagle2.py)
     sizes = {"draft": draft, "distilled": distilled, "medusa heads": heads, "eagle head": head}
     return runs, {name: sum(t.numel() for t in model.parameters()) for name, model in sizes.items()}
 
@@ -170,7 +172,8 @@ def main(argv: list[str]) -> int:
     torch.set_num_threads(args.threads)
     target = TimedModel(load_target())
     runs, parameters = decoders(args, target)
-    rows = figures(args, *measure(args, runs, target, seed_sets(args)))
+    sets = seed_sets(args)
+    rows = figures(args, *measure(args, runs, target, sets))
     context = args.prompt_length + args.tokens  # the longest sequence a run reaches
     steps = step_costs(target.model, load_eagle_head(), load_medusa_heads(), load_distilled_draft(), context,
                        args.gamma, args.target)
@@ -194,9 +197,10 @@ def main(argv: list[str]) -> int:
           f"(median of 7 interleaved timings, min..max):")
     for name, cost in steps.items():
         print(f"  {name:32} {cost['passes']:6.3f} target passes   {spread(cost['spread'], 3):>12}")
+    eagle2 = eagle2_report(args, target.model, load_eagle_head(), sets, context)
     if args.json:
         record = {"command": "python -m speckata.bench heads " + " ".join(argv), "settings": vars(args) | {"json": None},
-                  "parameters": parameters, "rows": rows, "context": context, "step_costs": steps}
+                  "parameters": parameters, "rows": rows, "context": context, "step_costs": steps, "eagle2": eagle2}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(record, indent=1) + "\n")
     return 0
