@@ -1,14 +1,15 @@
-"""``python -m speckata.bench heads``: the drafts that live in the target (exercises 21-23, 28) beside plain
+"""``python -m speckata.bench heads``: the drafts that live in the target (exercises 21-23, 28-30) beside plain
 decoding and a separate draft (exercise 10), on the committed character-level target.
 
 Decoders, each on the same held-out prompts (the first ``--prompt-length`` characters of held-out
 windows): plain decoding; exercise 10 with the committed independent draft and with exercise 11's
 distilled draft; exercise 21's Medusa heads (greedy only: skipped at T > 0); exercise 22's EAGLE
 head, which recomputes its layer over the sequence at every draft step, and exercise 28's, which
-keeps its layer's cache; exercise 23's early exit after two choices of k layers. For each: tokens
-per target pass, acceptance by depth (of the rounds that drafted at least d tokens, the share that
-kept at least d), the target's layer computations per new token (early exit's drafts are the
-target's own layers), where the time goes per new token (inside the target's calls, and
+keeps its layer's cache, and exercise 30's EAGLE-2 tree on it; exercise 23's early exit after two
+choices of k layers. For each: tokens per target pass, acceptance by depth (of the rounds that
+drafted at least d tokens, the share that kept at least d; a tree's depths, not its node count),
+the target's layer computations per new token (early exit's drafts are the target's own layers),
+where the time goes per new token (inside the target's calls, and
 everything else: the draft, the sampling, the verify rule), in units of plain decoding's time per
 token, the drafts' parameter counts (to compare budgets), and the speedup over plain decoding.
 
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import torch
 
+from speckata.bench.heads_eagle2 import eagle2_report, eagle2_runs
 from speckata.bench.heads_medusa_tree import medusa_tree_runs, tree_pass_costs
 from speckata.bench.heads_steps import step_costs
 from speckata.models.decoding import autoregressive_generate
@@ -105,6 +107,7 @@ def decoders(args, target) -> dict:
     runs[f"eagle cached g={gamma}"] = lambda p, g: cached(target, head, p, n, gamma, g, T)
     for k in args.exits:
         runs[f"early exit k={k} g={gamma}"] = lambda p, g, k=k: early(target, p, n, k, gamma, g, T)
+    runs |= eagle2_runs(args, target, head)  # exercise 30's tree (speckata/bench/heads_eagle2.py)
     sizes = {"draft": draft, "distilled": distilled, "medusa heads": heads, "eagle head": head}
     return runs, {name: sum(t.numel() for t in model.parameters()) for name, model in sizes.items()}
 
@@ -112,7 +115,8 @@ def decoders(args, target) -> dict:
 def acceptance_by_depth(results) -> list[float]:
     drafted = [d for r in results for d in r.drafted_per_pass]
     accepted = [a for r in results for a in r.accepted_per_pass]
-    depths = range(1, max(drafted, default=0) + 1)
+    # A tree round drafts many nodes but keeps one path: depths past the deepest kept one + 1 say nothing.
+    depths = range(1, min(max(drafted, default=0), max(accepted, default=0) + 1) + 1)
     return [sum(a >= d for a, k in zip(accepted, drafted) if k >= d) / max(1, sum(k >= d for k in drafted))
             for d in depths]
 
@@ -175,7 +179,8 @@ def main(argv: list[str]) -> int:
     torch.set_num_threads(args.threads)
     target = TimedModel(load_target())
     runs, parameters = decoders(args, target)
-    rows = figures(args, *measure(args, runs, target, seed_sets(args)))
+    sets = seed_sets(args)
+    rows = figures(args, *measure(args, runs, target, sets))
     context = args.prompt_length + args.tokens  # the longest sequence a run reaches
     steps = step_costs(target.model, load_eagle_head(), load_medusa_heads(), load_distilled_draft(), context,
                        args.gamma, args.target)
@@ -200,9 +205,10 @@ def main(argv: list[str]) -> int:
           f"(median of 7 interleaved timings, min..max):")
     for name, cost in steps.items():
         print(f"  {name:32} {cost['passes']:6.3f} target passes   {spread(cost['spread'], 3):>12}")
+    eagle2 = eagle2_report(args, target.model, load_eagle_head(), sets, context)
     if args.json:
         record = {"command": "python -m speckata.bench heads " + " ".join(argv), "settings": vars(args) | {"json": None},
-                  "parameters": parameters, "rows": rows, "context": context, "step_costs": steps}
+                  "parameters": parameters, "rows": rows, "context": context, "step_costs": steps, "eagle2": eagle2}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(record, indent=1) + "\n")
     return 0

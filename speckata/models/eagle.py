@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from speckata.models.checks import check_count, check_prompt, check_temperature
-from speckata.models.eagle_cache import HeadCache, check_fused
+from speckata.models.eagle_cache import HeadCache, check_fused, check_head_mask
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.medusa import RecordingHiddenModel
 
@@ -81,6 +81,12 @@ class DecoderLayer(nn.Module):
         allowed = None if n == 1 else torch.ones(n, start + n, dtype=torch.bool).tril(diagonal=start)
         return self.finish(x, F.scaled_dot_product_attention(q, keys, values, attn_mask=allowed))
 
+    def forward_masked(self, x: torch.Tensor, cache, allowed: torch.Tensor) -> torch.Tensor:
+        """``forward_cached`` with the rows each new row sees given: allowed (n, cached + n) bool."""
+        q, k, v = self.split_heads(x)
+        keys, values = cache.extend(k, v)
+        return self.finish(x, F.scaled_dot_product_attention(q, keys, values, attn_mask=allowed))
+
 
 class EagleHead(nn.Module):
     """EAGLE's head for a target of hidden width ``width``: ``fc`` (Linear(2 width, width)) and ``layer``."""
@@ -114,6 +120,14 @@ class EagleHead(nn.Module):
         """The decoder layer over n new rows of ``fc``'s output (n, width), given the rows cached
         before them: returns their predicted features (n, width); the cache grows by n."""
         return self.layer.forward_cached(check_fused(fused, self.width), self.cache)
+
+    @torch.no_grad()
+    def forward_tree(self, fused: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Exercise 30's tree rows: n new rows of fc's output (n, width), row i attending to the rows
+        its mask row allows, mask (n, cache_length + n) bool (exercise 18's mask, with the cache as
+        the prefix); returns their features (n, width); the cache grows by n (crop drops them)."""
+        fused = check_fused(fused, self.width)
+        return self.layer.forward_masked(fused, self.cache, check_head_mask(mask, fused.shape[0], self.cache_length))
 
 
 def check_eagle_interface(target) -> None:
@@ -211,11 +225,15 @@ class CountedLayer(nn.Module):
     def forward_cached(self, x: torch.Tensor, cache) -> torch.Tensor:
         return self.inner.forward_cached(x, cache)
 
+    def forward_masked(self, x: torch.Tensor, cache, allowed: torch.Tensor) -> torch.Tensor:
+        return self.inner.forward_masked(x, cache, allowed)
+
 
 class RecordingEagleHead(EagleHead):
     """The same head (its fc, layer and cache shared) that records the work a decoder makes it do:
 
     ``('new', n, cache_length_before)`` per forward_new (n rows computed against the cache),
+    ``('tree', n, cache_length_before)`` per forward_tree (exercise 30: n tree rows, one call),
     ``('crop', length, cache_length_before)``, ``('reset', cache_length_before)``, and
     ``('layer', rows, T)`` per uncached ``head.layer`` call (all its rows recomputed).
     ``rows_computed`` sums the rows of both kinds.
@@ -229,12 +247,17 @@ class RecordingEagleHead(EagleHead):
 
     @property
     def rows_computed(self) -> int:
-        return sum(call[1] for call in self.calls if call[0] in ("new", "layer"))
+        return sum(call[1] for call in self.calls if call[0] in ("new", "tree", "layer"))
 
     def forward_new(self, fused: torch.Tensor) -> torch.Tensor:
         self.calls.append(("new", int(fused.shape[0]) if isinstance(fused, torch.Tensor) and fused.ndim else 0,
                            self.cache_length))
         return super().forward_new(fused)
+
+    def forward_tree(self, fused: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        self.calls.append(("tree", int(fused.shape[0]) if isinstance(fused, torch.Tensor) and fused.ndim else 0,
+                           self.cache_length))
+        return super().forward_tree(fused, mask)
 
     def crop(self, length: int) -> None:
         self.calls.append(("crop", length, self.cache_length))

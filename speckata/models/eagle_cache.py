@@ -27,6 +27,20 @@ values instead (its ``stable_kv``, the draft's past_key_values), so a step compu
 >>> head.crop(4)
 Traceback (most recent call last):
 ValueError: cannot crop to 4: the cache holds 3 tokens (crop only rolls back)
+
+Exercise 30 (EAGLE-2's tree) computes the rows of several tree nodes in one call: with exercise
+18's mask each row sees the cached rows, its ancestors and itself, and comes out as its own path
+fed through ``forward_new``:
+
+    head.forward_tree(fused, mask)  fused (n, width), mask (n, cache_length + n) bool -> (n, width);
+                                    the cache grows by n (crop to the true rows afterwards)
+
+>>> mask = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 0], [1, 1, 1, 1, 0, 1]], dtype=torch.bool)
+>>> tree = head.forward_tree(fused[:3], mask)      # node 0, node 1 (siblings), node 2 (child of node 0)
+>>> head.crop(3); path = torch.cat([head.forward_new(fused[:1]), head.forward_new(fused[2:3])])
+>>> head.crop(3); alone = head.forward_new(fused[1:2])
+>>> torch.allclose(tree[[0, 2]], path, atol=1e-6), torch.allclose(tree[1], alone[0], atol=1e-6)
+(True, True)
 """
 
 from __future__ import annotations
@@ -70,3 +84,13 @@ def check_fused(fused, width: int) -> torch.Tensor:
         raise ValueError(f"forward_new reads fc's output for n >= 1 new rows of one sequence, a floating-point "
                          f"tensor of shape (n, {width}); got {fused!r:.80}")
     return fused
+
+
+def check_head_mask(mask, n: int, cached: int) -> torch.Tensor:
+    """What ``forward_tree`` reads: which rows each of n new rows sees, (n, cached + n) bool, itself included."""
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or tuple(mask.shape) != (n, cached + n):
+        raise ValueError(f"the tree mask must be a bool tensor of shape ({n}, {cached + n}): the {n} new rows by the "
+                         f"{cached} cached rows and themselves; got {mask!r:.80}")
+    if not bool(mask[:, cached:].diagonal().all()):
+        raise ValueError("every new row must see itself: the tree mask's diagonal over the new rows must be True")
+    return mask

@@ -24,6 +24,7 @@ from tests import test_23_early_exit as ex23
 from tests import test_25_ragged_batch as ex25
 from tests import test_27_adaptive_draft_length as ex27
 from tests import test_28_eagle_head_cache as ex28
+from tests import test_30_eagle2_tree as ex30
 from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
 from tests.reference import ex15_cases as ex15
@@ -105,4 +106,6 @@ CHECKS = [
                    ex22.STAT_ALPHA, lambda generate: ex22.sequence_chi_square(generate, seed=ex28.STAT_SEED)[1]),
     ChiSquareCheck("29-medusa-tree", "test_sampled_output_is_distributed_as_the_target", "medusa_tree_generate",
                    ex29.STAT_ALPHA, lambda generate: ex29.sequence_chi_square(generate)[1]),
+    ChiSquareCheck("30-eagle2-tree", "test_sampled_output_is_distributed_as_the_target", "eagle2_generate",
+                   ex30.STAT_ALPHA, lambda generate: ex30.sequence_chi_square(generate)[1]),
 ]
