@@ -79,13 +79,13 @@ def read_said(said: bytes) -> tuple[str | None, bool]:
     return (running[-1].decode(errors="replace") if running else None), finished
 
 
-def guard_this_run() -> None:
+def guard_this_run(xdist_worker: bool = False) -> None:
     """Fork: the child returns and runs the session; the parent waits and exits for both."""
     global _pipe
     if not hasattr(os, "fork") or os.environ.get(GUARDED_PID) == str(os.getpid()):
         return
-    if "PYTEST_XDIST_WORKER" in os.environ:  # a worker of `pytest -n`: its controller is the guarded run,
-        return  # and a fork here would split the worker from the channel it reports on
+    if xdist_worker:  # a worker of `pytest -n`: its controller is the guarded run, and a fork here would
+        return  # split the worker from the channel it reports on (a pytest it starts is guarded as usual)
     sys.stdout.flush()
     sys.stderr.flush()
     read_end, write_end = os.pipe()

@@ -53,7 +53,7 @@ def pytest_addoption(parser):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
-    completion_guard.guard_this_run()
+    completion_guard.guard_this_run(xdist_worker=hasattr(config, "workerinput"))
     target = resolve_target(config.getoption("--target"), Path(config.invocation_params.dir))
     if not target.is_dir():
         raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
