@@ -14,10 +14,6 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 
-def in_xdist_worker() -> bool:
-    return "PYTEST_XDIST_WORKER" in os.environ
-
-
 class OnDemand(dict):
     """key -> a finished Future, made by calling the key's job the first time a test asks for it."""
 
@@ -53,6 +49,9 @@ class Prefetched(dict):
         self.pool.shutdown(cancel_futures=True)
 
 
-def session_work(jobs: dict, *, pool_initializer=None, worker_start=None) -> dict:
-    """``jobs``: key -> (function, args). A mapping key -> Future, prefetched or on demand (see above)."""
-    return OnDemand(jobs, worker_start) if in_xdist_worker() else Prefetched(jobs, pool_initializer)
+def session_work(config, jobs: dict, *, pool_initializer=None, worker_start=None) -> dict:
+    """``jobs``: key -> (function, args). A mapping key -> Future, prefetched or on demand (see above).
+    ``config``: the session's pytest config; an xdist worker's carries ``workerinput`` (a pytest that
+    a worker's test starts inherits the worker's environment, but not that)."""
+    on_demand = hasattr(config, "workerinput")
+    return OnDemand(jobs, worker_start) if on_demand else Prefetched(jobs, pool_initializer)

@@ -28,7 +28,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-
 MUTANTS_DIR = repo_root() / "tests" / "mutants"
 
 
@@ -127,7 +126,7 @@ def mutant_runs(request, tmp_path_factory):
     for item in controls:  # the same graders on the reference itself: a failure must come from the mutation
         exercise_id = item.callspec.params["exercise_id"]
         jobs[f"control:{exercise_id}"] = (run_mutant, (exercise_id, UNMUTATED, base / f"control-{exercise_id}"))
-    runs = session_work(jobs, pool_initializer=start_worker, worker_start=start_server)
+    runs = session_work(request.config, jobs, pool_initializer=start_worker, worker_start=start_server)
     yield runs
     runs.close()
     for server in _servers:

@@ -80,8 +80,8 @@ def executions(request, tmp_path_factory):
         elif item.originalname == "test_notebook_on_untouched_stubs_says_not_written_yet":
             notebook_id = item.callspec.params["notebook_id"]
             wanted[(notebook_id, "stubs")] = (ROOT / "notebooks" / f"{notebook_id}.ipynb", str(stubs))
-    runs = session_work({key: (execute_apart, (path, folder, base / f"{key[0]}-{key[1]}.ipynb"))
-                         for key, (path, folder) in wanted.items()})
+    runs = session_work(request.config, {key: (execute_apart, (path, folder, base / f"{key[0]}-{key[1]}.ipynb"))
+                                         for key, (path, folder) in wanted.items()})
     yield runs
     runs.close()
 
