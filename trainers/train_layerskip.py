@@ -13,8 +13,9 @@ so that its early exits draft well for exercise 23:
 - an early-exit loss: after every layer, the SHARED final norm and head read the residual stream
   and a cross-entropy is taken; the losses are summed with weights e(l) rising with depth and
   divided by the sum of the weights in use, e(l) = e_scale * (1 + 2 + ... + (l + 1)) for l < L - 1
-  and 1 + 2 + ... + L for the last layer. [differs] the paper's sum starts at 0, which gives the
-  first layer's exit weight 0; here every exit is trained;
+  and 1 + 2 + ... + L for the last layer: LayerSkip's code (its torchtune recipe's early-exit loss,
+  scale type "sum_l": a cumulative sum of layer index + 1, e_scale on every layer but the last).
+  The paper writes the sum from 0, which would give the first layer's exit no weight at all;
 - the gradual curriculum: the last layer's loss is on from the start, and one more exit, from the
   deepest to the shallowest, is switched on every ``steps / (2 L)`` steps, so every exit is on for
   the second half of training.
