@@ -6,8 +6,9 @@ the remaining layers only: the drafted tokens already went through layers 0 .. k
 were drafted, and their states and keys/values are reused, not recomputed. The rule that keeps a
 prefix is exercise 01's, so the output is exactly the target's. LayerSkip trains the model so
 that early exits predict well; the committed target was NOT trained that way, and what its early
-exits accept is what this exercise measures. Theory: theory/23-early-exit.md. Notebook:
-notebooks/23-early-exit.ipynb.
+exits accept is what this exercise measures. Its twin trained with LayerSkip's recipe
+(speckata.models.pretrained.load_layerskip_target) is the second model the grader runs your
+decoder on. Theory: theory/23-early-exit.md. Notebook: notebooks/23-early-exit.ipynb.
 
 Given (speckata.models.gpt.GPT; speckata.models.early_exit). Layers are counted from 0; "the
 first k layers" are layers 0 .. k-1. The model holds ONE sequence; each layer keeps its own cache.

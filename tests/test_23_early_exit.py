@@ -1,11 +1,11 @@
 """Grading suite for exercise 23-early-exit: early_exit_draft, early_exit_verify, early_exit_generate.
 
-Every case runs the independent reference (tests/reference/ex23_reference.py) on one copy of a
-model and the learner's code on a twin wrapped in RecordingLayerModel, and compares the calls
-(which layers ran over how many rows, against which cached lengths), the tokens, the statistics,
-the layer computations the model counted and the generator's state. The committed 6-layer target
-makes it real (at temperature 0 the output must be its greedy decoding, for every exit layer);
-tiny random GPTs make the generated cases and the chi-square test exact.
+Every case runs the independent reference on one copy of a model and the learner's code on a
+twin, and compares calls, tokens, statistics, layer computations and the generator's state
+(tests/reference/ex23_checks.py). The two committed 6-layer targets make it real, the shipped one
+(never trained to exit early) and its LayerSkip twin (trained to): at temperature 0 the output
+must be each one's greedy decoding, for every exit layer. Tiny random GPTs make the generated
+cases and the chi-square test exact.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from itertools import product
 import pytest
 import torch
 
-from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
-from speckata.grading.round_table import Column, render_rounds
+from speckata.grading import GradingFailure, call_learner, expect_value_error
 from speckata.grading.streams import case_seed
 from speckata.models.decoding import autoregressive_generate
-from speckata.models.early_exit import RecordingLayerModel
 from speckata.models.markov import MarkovModel
 from speckata.models.pretrained import char_tokenizer, load_target
-from tests.reference.ex23_reference import layer_model, reference_draft, reference_generate, reference_verify
+from tests.reference.ex23_checks import TARGET_NAMES, TARGETS, check_draft, check_generate, check_verify, learner
+from tests.reference.ex23_reference import layer_model
 from tests.shared.statistics import pooled_chi_square
 
 EXERCISE = "23-early-exit"
@@ -31,81 +30,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROMPTS = ["The class definition ", "def speculative_step(", "If the exception "]
 
 
-def learner(name):
-    return learner_function(EXERCISE, name)
-
-
-def shown(call) -> str:
-    if call[0] == "embed":
-        return f"embed_new({list(call[1])}) with layer 0 holding {call[2]} tokens"
-    if call[0] == "layers":
-        return f"forward_layers({call[1]} rows, {call[2]}, {call[3]}) with layer cache lengths {call[4]}"
-    if call[0] == "crop":
-        return f"crop({call[1]}) with {call[2]} tokens in every layer"
-    if call[0] == "crop_layers":
-        return f"crop_layers({call[1]}, {call[2]}, {call[3]}) with layer cache lengths {call[4]}"
-    if call[0] == "forward":
-        return f"forward_new({list(call[1])}) with {call[2]} tokens cached"
-    return f"{call[0]}{call[1:]}"
-
-
-def check_calls(mine, theirs, case, before=""):
-    for index, (want, have) in enumerate(zip(theirs, mine)):
-        if want != have:
-            raise GradingFailure(f"Call {index} on the model differs from the contract's:\n  expected {shown(want)}\n"
-                                 f"  got      {shown(have)}\n{before}{case}")
-    if len(mine) != len(theirs):
-        extra = [shown(c) for c in (mine[len(theirs):] if len(mine) > len(theirs) else theirs[len(mine):])][:2]
-        raise GradingFailure(f"The contract makes {len(theirs)} calls on the model; you made {len(mine)}. "
-                             f"{'Yours go on with' if len(mine) > len(theirs) else 'Missing'}: {extra}\n{before}{case}")
-
-
-def check_close(name, got, expected, case, atol=1e-6):
-    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(expected.shape):
-        raise GradingFailure(f"{name} must be a tensor of shape {tuple(expected.shape)}; got "
-                             f"{tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__}.\n{case}")
-    if not torch.allclose(got.detach().double(), expected.detach().double(), atol=atol, rtol=1e-5):
-        worst = (got.detach().double() - expected.detach().double()).abs().max().item()
-        raise GradingFailure(f"{name} differs from the reference's by up to {worst:.3g}.\n{case}")
-
-
-def check_generator(generator, expected_state, what, case):
-    if not torch.equal(generator.get_state(), expected_state):
-        raise GradingFailure(f"The generator's state after {what} differs from the reference's: you drew another "
-                             f"number of random values (the contract: one sample_token per draft, one draw_uniform "
-                             f"per tested draft, one sample_token for the replacement or bonus).\n{case}")
-
-
 # Task 1: drafting with the first k layers -------------------------------------------------------------
-
-def prepared(factory, sequence, prefill):
-    """A fresh model at the start of a round: holding sequence[:-1] in every layer, or nothing (a prompt)."""
-    model = factory()
-    if prefill and len(sequence) > 1:
-        model.forward_new(sequence[:-1])
-    return model
-
-
-def check_draft(factory, sequence, exit_layer, gamma, seed, temperature, what, prefill=True):
-    case = (f"case: early_exit_draft(model, {sequence}, exit_layer={exit_layer}, gamma={gamma}, "
-            f"torch.Generator().manual_seed({seed}), temperature={temperature}) on {what}")
-    reference_model = RecordingLayerModel(prepared(factory, sequence, prefill))
-    reference_generator = torch.Generator().manual_seed(seed)
-    drafts, q, states = reference_draft(reference_model, sequence, exit_layer, gamma, reference_generator, temperature)
-    model = RecordingLayerModel(prepared(factory, sequence, prefill))
-    generator = torch.Generator().manual_seed(seed)
-    got = call_learner(learner("early_exit_draft"), model, list(sequence), exit_layer, gamma, generator, temperature,
-                       case=case)
-    check_calls(model.calls, reference_model.calls, case)
-    if not isinstance(got, tuple) or len(got) != 3:
-        raise GradingFailure(f"early_exit_draft must return (drafts, q, states); it returned {got!r:.120}.\n{case}")
-    if list(got[0]) != drafts or not all(type(x) is int for x in got[0]):
-        raise GradingFailure(f"early_exit_draft drafted {got[0]!r}; expected {drafts} (plain ints).\n{case}")
-    check_close("q", got[1], q, case)
-    check_close("states", got[2], states, case + "\nstates: every row of every forward_layers(..., 0, exit_layer) "
-                "output, in order (the first pass's pending rows included).", atol=1e-5)
-    check_generator(generator, reference_generator.get_state(), "drafting", case)
-
 
 @pytest.mark.task(1)
 def test_worked_example_draft():
@@ -113,11 +38,11 @@ def test_worked_example_draft():
                 prefill=False)
 
 
-@pytest.mark.parametrize("exit_layer", [1, 5])
+@pytest.mark.parametrize("target, exit_layer", list(product(TARGETS, [1, 5])))
 @pytest.mark.task(1)
-def test_draft_on_the_committed_target(exit_layer):
-    check_draft(load_target, char_tokenizer().encode(PROMPTS[1]), exit_layer, 3, case_seed(exit_layer), 1.0,
-                "the committed target, holding all but the newest token")
+def test_draft_on_the_committed_target(target, exit_layer):
+    check_draft(TARGETS[target], char_tokenizer().encode(PROMPTS[1]), exit_layer, 3, case_seed(exit_layer), 1.0,
+                f"{TARGET_NAMES[target]}, holding all but the newest token")
 
 
 @pytest.mark.generated
@@ -139,44 +64,11 @@ def test_no_draft_makes_no_call():
 
 # Task 2: verification that reuses the draft's work -------------------------------------------------------
 
-def check_verify(factory, sequence, exit_layer, gamma, seed, temperature, what):
-    case = (f"case: drafts from early_exit_draft(model, {sequence}, {exit_layer}, {gamma}, "
-            f"torch.Generator().manual_seed({seed}), {temperature}), then early_exit_verify(model, sequence, drafts, "
-            f"states, {exit_layer}, {temperature}) on {what}")
-    twins = []
-    for _ in range(2):
-        model = prepared(factory, sequence, prefill=True)
-        drafts, q, states = reference_draft(model, sequence, exit_layer, gamma, torch.Generator().manual_seed(seed),
-                                            temperature)
-        twins.append((RecordingLayerModel(model), model.layer_computations))
-    (reference_model, reference_before), (model, before) = twins
-    expected = reference_verify(reference_model, sequence, drafts, states, exit_layer, temperature)
-    got = call_learner(learner("early_exit_verify"), model, list(sequence), drafts, states, exit_layer, temperature,
-                       case=case)
-    spent, needed = model.layer_computations - before, reference_model.layer_computations - reference_before
-    if spent > needed:
-        raise GradingFailure(f"early_exit_verify made {spent} layer computations; the contract needs {needed}: the "
-                             f"last draft through layers 0..{exit_layer - 1}, then {states.shape[0] + 1} rows through "
-                             f"layers {exit_layer}..{model.num_layers - 1}. The draft already ran the first "
-                             f"{exit_layer} layers over {states.shape[0]} rows: reuse states, do not recompute them.\n"
-                             f"  your calls: {[shown(c) for c in model.calls]}\n{case}")
-    check_calls(model.calls, reference_model.calls, case)
-    check_close("p", got, expected, case, atol=1e-6)
-    full = factory()
-    target_rows = full.forward_new(sequence + drafts)[-(len(drafts) + 1):]
-    check_close("p against the target's own forward_new", got,
-                torch.softmax(target_rows.double(), -1) if temperature == 1.0 else expected, case, atol=1e-5)
-    lengths = model.layer_cache_lengths
-    if set(lengths) != {len(sequence) + len(drafts)}:
-        raise GradingFailure(f"After verification every layer must hold sequence + drafts ({len(sequence) + len(drafts)} "
-                             f"tokens); the layers hold {lengths}.\n{case}")
-
-
-@pytest.mark.parametrize("exit_layer", [1, 3, 5])
+@pytest.mark.parametrize("target, exit_layer", list(product(TARGETS, [1, 3, 5])))
 @pytest.mark.task(2)
-def test_verify_reuses_the_drafts_states(exit_layer):
-    check_verify(load_target, char_tokenizer().encode(PROMPTS[0]), exit_layer, 4, case_seed(200 + exit_layer), 1.0,
-                 "the committed target")
+def test_verify_reuses_the_drafts_states(target, exit_layer):
+    check_verify(TARGETS[target], char_tokenizer().encode(PROMPTS[0]), exit_layer, 4, case_seed(200 + exit_layer), 1.0,
+                 TARGET_NAMES[target])
 
 
 @pytest.mark.generated
@@ -195,53 +87,16 @@ def test_verify_with_no_draft_runs_the_pending_tokens_through_every_layer():
 
 # Task 3: the decoder: accept, then crop every layer ---------------------------------------------------------
 
-ROUND_COLUMNS = [Column("drafts", "<"), Column("crop")]
-DECISION_COLUMNS = [Column("decision", "<"), Column("token"), Column("u")]
-
-
-def check_generate(factory, prompt, max_new_tokens, exit_layer, gamma, seed, temperature, what):
-    case = (f"case: early_exit_generate(model, {list(prompt)[:12]}, max_new_tokens={max_new_tokens}, "
-            f"exit_layer={exit_layer}, gamma={gamma}, torch.Generator().manual_seed({seed}), "
-            f"temperature={temperature}) on {what}")
-    expected = reference_generate(factory(), prompt, max_new_tokens, exit_layer, gamma, seed, temperature)
-    model = factory()
-    model.forward_new(prompt[:1])  # a stale cache: the contract starts with reset()
-    recorder = RecordingLayerModel(model)
-    generator = torch.Generator().manual_seed(seed)
-    before = model.layer_computations
-    got = call_learner(learner("early_exit_generate"), recorder, list(prompt), max_new_tokens, exit_layer, gamma,
-                       generator, temperature, case=case)
-    mine = list(getattr(got, "tokens", []))
-    first = next((i for i, (a, b) in enumerate(zip(mine, expected.tokens)) if a != b), None)
-    table = render_rounds(ROUND_COLUMNS, DECISION_COLUMNS, expected.rounds, yours=[str(t) for t in mine],
-                          first=first).text
-    rounds = f"The reference's rounds:\n{table}\n"
-    check_calls([c for c in recorder.calls if c[0] != "reset"], [c for c in expected.calls if c[0] != "reset"],
-                case, rounds)
-    if mine != expected.tokens or not all(type(t) is int for t in mine):
-        raise GradingFailure(f"early_exit_generate's tokens differ from the reference's (plain ints expected):\n"
-                             f"{rounds}{case}")
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
-    spent = model.layer_computations - before
-    if spent != expected.layer_computations:
-        raise GradingFailure(f"The model counted {spent} layer computations; the contract makes "
-                             f"{expected.layer_computations}.\n{case}")
-    check_generator(generator, expected.generator_state, "early_exit_generate", case)
-    return got, model
-
-
 @pytest.mark.task(3)
 def test_worked_example_generate():
     check_generate(load_target, char_tokenizer().encode(PROMPTS[0]), 16, 3, 4, 0, 0, "the committed target")
 
 
-@pytest.mark.parametrize("exit_layer", [1, 3, 5])
+@pytest.mark.parametrize("target, exit_layer", list(product(TARGETS, [1, 3, 5])))
 @pytest.mark.task(3)
-def test_sampled_on_the_committed_target_matches_the_reference(exit_layer):
-    check_generate(load_target, char_tokenizer().encode(PROMPTS[2]), 24, exit_layer, 3, case_seed(300 + exit_layer), 1.0,
-                   "the committed target")
+def test_sampled_on_the_committed_target_matches_the_reference(target, exit_layer):
+    check_generate(TARGETS[target], char_tokenizer().encode(PROMPTS[2]), 24, exit_layer, 3, case_seed(300 + exit_layer),
+                   1.0, TARGET_NAMES[target])
 
 
 @pytest.mark.task(3)
@@ -275,15 +130,15 @@ def test_short_outputs(max_new_tokens):
 
 # Task 4: temperature 0 is the target's greedy decoding ----------------------------------------------------------
 
-@pytest.mark.parametrize("exit_layer", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("target, exit_layer", list(product(TARGETS, [1, 2, 3, 4, 5])))
 @pytest.mark.task(4)
-def test_greedy_output_is_the_targets_greedy_decoding(exit_layer):
-    target = load_target()
+def test_greedy_output_is_the_targets_greedy_decoding(target, exit_layer):
+    model = TARGETS[target]()
     prompt = char_tokenizer().encode(PROMPTS[exit_layer % 3])
-    greedy = autoregressive_generate(target, prompt, 40, torch.Generator(), temperature=0)
+    greedy = autoregressive_generate(model, prompt, 40, torch.Generator(), temperature=0)
     case = f"case: early_exit_generate(target, {PROMPTS[exit_layer % 3]!r} encoded, 40, exit_layer={exit_layer}, gamma=4, " \
-           f"torch.Generator(), temperature=0) on the committed target"
-    got = call_learner(learner("early_exit_generate"), target, prompt, 40, exit_layer, 4, torch.Generator(), 0, case=case)
+           f"torch.Generator(), temperature=0) on {TARGET_NAMES[target]}"
+    got = call_learner(learner("early_exit_generate"), model, prompt, 40, exit_layer, 4, torch.Generator(), 0, case=case)
     mine = list(getattr(got, "tokens", []))
     if mine != greedy:
         at = next((i for i, (a, b) in enumerate(zip(mine, greedy)) if a != b), min(len(mine), len(greedy)))

@@ -93,13 +93,13 @@ learner.compare(lambda: early_exit_generate(target, prompt, 16, 3, 4, torch.Gene
 prompts = text_windows("held_out", 24, limit=4).tolist()
 
 
-def measure(k):
+def measure(k, model=target):
     tokens = passes = work = depth = 0
     for index, start in enumerate(prompts):
-        before = target.layer_computations
-        result = early_exit_generate(target, start, 48, k, 4, torch.Generator().manual_seed(index), 1.0)
-        work += target.layer_computations - before - len(start) * target.num_layers
-        depth += result.draft_passes * k + result.target_passes * target.num_layers  # layers in sequence
+        before = model.layer_computations
+        result = early_exit_generate(model, start, 48, k, 4, torch.Generator().manual_seed(index), 1.0)
+        work += model.layer_computations - before - len(start) * model.num_layers
+        depth += result.draft_passes * k + result.target_passes * model.num_layers  # layers in sequence
         tokens, passes = tokens + len(result.tokens), passes + result.target_passes
     return tokens / passes, work / tokens, depth / tokens
 
@@ -120,3 +120,51 @@ with learner.until_written():
     right.set_ylabel("per token")
     right.legend()
     plt.show()
+
+# %% [markdown]
+# ## The same decoder on a target trained to exit early
+#
+# `load_layerskip_target()` is the shipped target's twin (same shape, same text, same 600 steps)
+# trained with LayerSkip's recipe by `python -m trainers.train_layerskip`: layer dropout that
+# grows with depth and an early-exit loss through the shared final norm and head at every layer.
+# Your `early_exit_generate` runs on it unchanged. First, exactness: at temperature 0 its output
+# is still the trained target's own greedy decoding. Then the exits' agreement with the full
+# model on held-out text, both targets side by side (`speckata.models.exit_agreement`), and the
+# same measurement as above on the trained target.
+
+# %%
+from speckata.models.exit_agreement import exit_agreement
+from speckata.models.pretrained import load_layerskip_target
+
+trained = load_layerskip_target()
+trained_greedy = autoregressive_generate(trained, prompt, 32, torch.Generator(), temperature=0)
+learner.compare(lambda: early_exit_generate(trained, prompt, 32, 2, 4, torch.Generator(), 0).tokens, trained_greedy)
+windows = text_windows("held_out", 256)
+for name, model in (("shipped", target), ("layerskip", trained)):
+    print(f"{name:10} exit agreement with the full model, k = 1..5:", exit_agreement(model, windows))
+
+# %%
+with learner.until_written():
+    trained_figures = [measure(k, trained) for k in range(1, 6)]
+    for k, ((rate, work, depth), (rate_t, work_t, depth_t)) in enumerate(zip(figures, trained_figures), start=1):
+        print(f"exit after {k} layers: tokens per pass {rate:.2f} shipped, {rate_t:.2f} trained; layers climbed in "
+              f"sequence per token {depth:.1f} shipped, {depth_t:.1f} trained")
+    figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3))
+    for label, rows in (("shipped", figures), ("LayerSkip", trained_figures)):
+        left.plot(range(1, 6), [rate for rate, _, _ in rows], marker="o", label=label)
+        right.plot(range(1, 6), [depth for _, _, depth in rows], marker="s", label=label)
+    right.axhline(6, color="gray", linestyle="--", label="plain decoding")
+    left.set_xlabel("exit layer k")
+    left.set_ylabel("tokens per verification pass")
+    right.set_xlabel("exit layer k")
+    right.set_ylabel("layers in sequence per token")
+    left.legend()
+    right.legend()
+    plt.show()
+
+# %% [markdown]
+# The trained exits keep more drafts per pass at every k, and the layers climbed one after the
+# other per token fall below plain decoding's 6. Whether that is faster on a clock depends on
+# what a shallow step and a verification pass cost on your machine:
+# `python -m speckata.bench early_exit` times both targets at every exit layer and prints the
+# cost model beside the measured speedup (theory/23-early-exit.md, section 6).

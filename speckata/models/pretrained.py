@@ -51,6 +51,23 @@ def load_draft(dtype: torch.dtype = torch.float32) -> GPT:
     return load("draft", dtype)
 
 
+def load_layerskip_target(dtype: torch.dtype = torch.float32) -> GPT:
+    """The shipped target's twin trained with LayerSkip's recipe so that its early exits draft well
+    (exercise 23; ``python -m trainers.train_layerskip``; settings and figures: ``layerskip_settings()``)."""
+    model = GPT(GPTConfig(**layerskip_settings()["config"]))
+    model.load_state_dict({key: value.to(dtype) for key, value in _state("layerskip_target").items()})
+    return model.to(dtype).eval()
+
+
+@lru_cache(maxsize=1)
+def layerskip_settings() -> dict:
+    """What trained the LayerSkip target, and what was measured on it (weights/layerskip.json)."""
+    path = WEIGHTS / "layerskip.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: the LayerSkip target ships with the package (python -m trainers.train_layerskip)")
+    return json.loads(path.read_text())
+
+
 def load_word_draft(dtype: torch.dtype = torch.float32) -> GPT:
     return load("word_draft", dtype)
 
