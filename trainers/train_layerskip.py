@@ -27,7 +27,8 @@ target's) and the held-out agreement of every exit with the full model
 float16 weights. The weights go to ``weights/layerskip_target.pt`` (float16).
 
 Options: ``--scale X`` (multiply the step count, e.g. 0.05 for a smoke run), ``--out DIR``,
-``--threads N`` (default 1).
+``--threads N`` (default 1), ``--e-scale X`` and ``--p-max X`` (the recipe's two weights, defaults as
+committed).
 """
 
 from __future__ import annotations
@@ -127,16 +128,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the step count")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--e-scale", type=float, default=SETTINGS["e_scale"], help="the early exits' loss weight")
+    parser.add_argument("--p-max", type=float, default=SETTINGS["p_max"], help="the deepest layer's skip rate")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
-    model, record = train(SETTINGS, args.scale)
+    model, record = train(dict(SETTINGS, e_scale=args.e_scale, p_max=args.p_max), args.scale)
     state = {key: value.to(torch.float16) for key, value in model.state_dict().items()}
     torch.save(state, args.out / "layerskip_target.pt")
     model.load_state_dict({key: value.float() for key, value in state.items()})  # measure what is committed
     record.update(measured=compare_targets(model), python=platform.python_version(), torch=torch.__version__,
                   threads=args.threads, command="python -m trainers.train_layerskip" +
-                  (f" --scale {args.scale}" if args.scale != 1 else ""))
+                  (f" --scale {args.scale}" if args.scale != 1 else "") +
+                  (f" --e-scale {args.e_scale}" if args.e_scale != SETTINGS["e_scale"] else "") +
+                  (f" --p-max {args.p_max}" if args.p_max != SETTINGS["p_max"] else ""))
     (args.out / "layerskip.json").write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(record["measured"], indent=1), f"{record['cpu_seconds']} CPU s", file=sys.stderr)
     return 0
