@@ -48,7 +48,13 @@ def test_a_skipped_layer_leaves_its_sequences_residual_stream_unchanged():
 def test_the_committed_record_is_what_the_committed_weights_measure():
     record = layerskip_settings()["measured"]
     measured = json.loads(json.dumps(compare_targets()))  # the record's keys are strings, as JSON writes them
-    assert measured == record
+    # Another machine's float kernels may move a loss in its 4th decimal or flip a near-tie's argmax:
+    # 1e-3 of loss and 0.005 of agreement (a few of the held-out positions) are that, nothing more.
+    for name in ("shipped", "layerskip"):
+        assert measured[name]["held_out_loss"] == pytest.approx(record[name]["held_out_loss"], abs=1e-3), name
+        assert measured[name]["exit_agreement"].keys() == record[name]["exit_agreement"].keys()
+        for layer, agreement in record[name]["exit_agreement"].items():
+            assert measured[name]["exit_agreement"][layer] == pytest.approx(agreement, abs=0.005), (name, layer)
 
 
 def test_the_trained_exits_agree_more_with_the_full_model_at_every_layer():
