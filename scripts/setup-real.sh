@@ -26,4 +26,4 @@ HF_HUB_OFFLINE=1 .venv/bin/python -c "
 from speckata.real.load import cached_folder
 print('setup-real: model cache at', cached_folder())
 " 2>&1 | grep -v -E "it/s\]|Converting|Loading weights" || { echo "setup-real: the model did not load" >&2; exit 1; }
-echo "setup-real: ready (python -m speckata.bench real; pytest --maintainer tests/maintainer/test_real_model.py)"
+echo "setup-real: ready (python -m speckata.bench real; pytest --maintainer tests/maintainer/test_real_model.py tests/maintainer/test_real_model_sampling.py)"

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import importlib
 
+from speckata import moved
+
+moved.install()  # old import paths (speckata.models.medusa, ...) answer with the moved modules
+
 _HOMES = {"ReplayError": "speckata.replay", "ReplayRNG": "speckata.replay", "sample": "speckata.sampling",
           "check_step_inputs": "speckata.validation"}
 

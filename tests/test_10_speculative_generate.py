@@ -9,20 +9,25 @@ exact; the committed trained models make it real.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.models.markov import MarkovModel, random_markov_model
+from speckata.models.markov import random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from tests.reference import ex10_cases as cases
 from tests.reference.ex10_cases import chains, check_result_shape, describe
 from tests.reference.ex10_reference import reference_generate
 from tests.reference.ex10_report import first_difference
-from tests.shared.statistics import pooled_chi_square
+from tests.reference.ex10_statistics import (
+    STAT_ALPHA,
+    STAT_GAMMA,
+    STAT_LENGTH,
+    STAT_RUNS,
+    sequence_chi_square,
+    stat_chains,
+)
 
 EXERCISE = "10-speculative-generate"
 
@@ -217,30 +222,6 @@ def test_trained_models_match_the_reference(trained_models, gamma, temperature):
 
 
 # Task 8: the output is distributed as the target's ------------------------------------------------
-
-STAT_RUNS = 500
-STAT_SEED = 20261130
-STAT_LENGTH = 3  # new tokens per run: 27 possible sequences over 3 tokens
-STAT_GAMMA = 2
-STAT_ALPHA = 1e-3
-
-
-def stat_chains() -> tuple[MarkovModel, MarkovModel]:
-    return random_markov_model(3, 2, seed=1, sharpness=1.5), random_markov_model(3, 2, seed=2, sharpness=1.5)
-
-
-def sequence_chi_square(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED) -> tuple[float, float, Counter, int]:
-    """The statistic, its p-value, the counts of each sequence and the degrees of freedom."""
-    target, draft = stat_chains()
-    generator = torch.Generator().manual_seed(seed)
-    counts = Counter()
-    for _ in range(runs):
-        result = call_learner(generate, target, draft, [0], STAT_LENGTH, STAT_GAMMA, generator, case="(statistical test)")
-        counts[tuple(result.tokens)] += 1
-    law = {sequence: target.sequence_probability([0], sequence) for sequence in target.all_continuations(STAT_LENGTH)}
-    statistic, df, pvalue = pooled_chi_square(counts, law, runs)
-    return statistic, pvalue, counts, df
-
 
 @pytest.mark.statistical
 @pytest.mark.task(8)

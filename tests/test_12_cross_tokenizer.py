@@ -13,15 +13,16 @@ from collections import Counter
 
 import pytest
 import torch
+from speckata.models.decoding import autoregressive_generate
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.models.decoding import autoregressive_generate
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_target, load_word_draft, word_tokenizer
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 from tests.reference import ex12_cases as cases
 from tests.reference.ex12_reference import reference_verify
+from tests.reference.ex12_statistics import STAT_ALPHA, STAT_P0, STAT_RUNS, first_token_chi_square
 from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "12-cross-tokenizer"
@@ -97,20 +98,6 @@ def test_verify_matches_the_reference_on_random_cases():
         p = torch.softmax(2.0 * torch.randn((k + 1, vocab), generator=gen, dtype=torch.float64), dim=-1)
         proposal = torch.randint(0, vocab, (k,), generator=gen).tolist()
         check_verify(p, proposal, case_seed(1000 + index), f"random case {index}")
-
-
-STAT_P0 = torch.tensor([[0.1, 0.3, 0.15, 0.25, 0.2], [0.2] * 5], dtype=torch.float64)
-STAT_RUNS, STAT_SEED, STAT_ALPHA = 20_000, 20261201, 1e-3
-
-
-def first_token_chi_square(verify, runs=STAT_RUNS, seed=STAT_SEED):
-    generator = torch.Generator().manual_seed(seed)
-    counts = Counter()
-    for _ in range(runs):
-        counts[call_learner(verify, STAT_P0, [1], generator, case="(statistical test)")[0]] += 1
-    expected = runs * STAT_P0[0]
-    statistic = float(sum((counts[t] - float(expected[t])) ** 2 / float(expected[t]) for t in range(5)))
-    return statistic, chi_square_sf(statistic, 4), counts
 
 
 @pytest.mark.statistical

@@ -15,9 +15,14 @@ import numpy as np
 import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from tests.reference.ex17_bad_inputs import BAD_DISTRIBUTION_CALLS, P, Q  # P, Q: the worked example
 from tests.reference.ex17_reference import (
-    closest_to_threshold, reference_acceptance_rate, reference_distribution, reference_entropy,
-    reference_threshold, reference_total_variation,
+    closest_to_threshold,
+    reference_acceptance_rate,
+    reference_distribution,
+    reference_entropy,
+    reference_threshold,
+    reference_total_variation,
 )
 from tests.reference.ex17_report import greedy_at_argmax_q
 from tests.shared.as_given import as_given
@@ -27,9 +32,6 @@ EXERCISE = "17-typical-acceptance"
 TOLERANCE = 1e-12
 ON_REJECT = ("greedy", "sample")
 
-# The worked example of the exercise text and the theory page: τ = min(0.09, 0.3·e^−H) = 0.09.
-P = [0.7, 0.2, 0.06, 0.04]
-Q = [0.25, 0.25, 0.25, 0.25]
 
 
 def learner(name):
@@ -278,22 +280,6 @@ def test_inputs_are_not_modified():
 
 
 # Task 7: bad input ------------------------------------------------------------------------------------
-
-BAD_DISTRIBUTION_CALLS = {
-    "unknown-on-reject": ((P, Q, "argmax"), {}, ("on_reject",), "on_reject 'argmax'"),
-    "on-reject-in-capitals": ((P, Q, "Greedy"), {}, ("on_reject",), "on_reject 'Greedy' (case-sensitive)"),
-    "different-lengths": ((P, [0.5, 0.5], "greedy"), {}, ("shape",), "p with 4 tokens and q with 2"),
-    "stacked-rows": (([P, P], [Q, Q], "greedy"), {}, ("shape",), "2-D rows (one position at a time)"),
-    "empty-rows": (([], [], "greedy"), {}, ("shape",), "empty rows"),
-    "negative-probability": (([0.8, 0.2, 0.06, -0.06], Q, "greedy"), {}, ("negative",), "p with a negative entry"),
-    "nan-probability": ((P, [np.nan, 0.5, 0.25, 0.25], "sample"), {}, ("NaN",), "a NaN in q"),
-    "row-summing-to-1.1": ((P, [0.35, 0.25, 0.25, 0.25], "greedy"), {}, ("sum to 1",), "q summing to 1.1"),
-    "negative-epsilon": ((P, Q, "greedy"), {"epsilon": -0.1}, ("epsilon",), "epsilon = -0.1"),
-    "nan-delta": ((P, Q, "greedy"), {"delta": float("nan")}, ("delta",), "delta = nan"),
-    "infinite-delta": ((P, Q, "greedy"), {"delta": float("inf")}, ("delta",), "delta = inf"),
-    "epsilon-as-text": ((P, Q, "greedy"), {"epsilon": "0.09"}, ("epsilon",), "epsilon = '0.09' (a string)"),
-}
-
 
 @pytest.mark.parametrize("name", BAD_DISTRIBUTION_CALLS)
 @pytest.mark.task(7)

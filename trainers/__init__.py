@@ -5,6 +5,6 @@ sandbox mounts only that package, so learner code graded there cannot call them,
 ``--no-sandbox`` the worker's guard refuses every file of the repository outside it. Run each from
 the repository root (``python -m trainers.train_medusa``, ``python -m trainers.train_eagle``,
 ``python -m trainers.train_smollm2_eagle``, and ``python -m trainers.train_layerskip``, exercise 23's second
-target, which holds no answer); ``python -m speckata.models.train`` (the target and the
-draft themselves, plain next-token training) stays in the package.
+target, which holds no answer), and ``python -m trainers.train_models`` (the target and the
+drafts themselves, plain next-token training, no answer either).
 """

@@ -1,9 +1,11 @@
-"""Train the committed EAGLE head, and distil the draft it is compared with: ``python -m trainers.train_eagle``.
+"""ANSWERS to exercises 22 and 11, read after solving: ``python -m trainers.train_eagle`` trains the EAGLE head.
+
+It trains the committed EAGLE head, and distils the draft it is compared with.
 
 CONTAINS THE ANSWERS to exercises 22 and 11: read it after solving (the trainers live outside the
 speckata package, so the grader's sandbox never holds them).
 
-The head (``speckata.models.eagle.EagleHead``, about 83k parameters) learns on the committed
+The head (``speckata.heads.eagle.EagleHead``, about 83k parameters) learns on the committed
 character-level target, which stays frozen: the target's last hidden states of every training
 window are computed once under ``torch.no_grad()``, and only the head learns. At position t the
 head reads the target's feature f_t and the embedding (the target's, frozen) of the token one
@@ -37,9 +39,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from speckata.models.eagle import WEIGHTS, EagleHead
+from speckata.heads.eagle import WEIGHTS, EagleHead
 from speckata.models.pretrained import load_draft, load_target, text_windows
-from speckata.models.train import learning_rate, progress_bar
+from trainers.train_models import learning_rate, progress_bar
 
 HEAD = {"shape": {"width": 128, "heads": 2, "inner": 64, "mlp_width": 64}, "steps": 3000, "batch": 16, "window": 128,
         "lr": 3e-3, "cls_weight": 0.1, "noise": 0.1, "seed": 22}

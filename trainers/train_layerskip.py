@@ -1,9 +1,11 @@
-"""Train the LayerSkip target: ``python -m trainers.train_layerskip`` (about 10-15 minutes on one thread).
+"""From trainers/, the ANSWERS' folder (read after solving): ``python -m trainers.train_layerskip``, the LayerSkip target.
+
+About 10-15 minutes on one thread.
 
 Holds no exercise's answer (it trains a model; exercise 23's decoder is not in it).
 
 The committed target's twin (same shape: 6 layers, width 128, 4 heads, the same text, steps,
-batch, window, learning rate and schedule as ``python -m speckata.models.train``'s "target"),
+batch, window, learning rate and schedule as ``python -m trainers.train_models``'s "target"),
 trained from scratch with LayerSkip's recipe (Elhoushi et al., 2024, arXiv 2404.16710, section 4)
 so that its early exits draft well for exercise 23:
 
@@ -21,7 +23,7 @@ so that its early exits draft well for exercise 23:
   the second half of training.
 
 Measured and written to ``speckata/models/weights/layerskip.json`` beside the settings and the
-CPU seconds: the full model's held-out loss (``speckata.models.train.mean_loss``, as the shipped
+CPU seconds: the full model's held-out loss (``speckata.models.exit_agreement.mean_loss``, as the shipped
 target's) and the held-out agreement of every exit with the full model
 (``speckata.models.exit_agreement``), for this target and the shipped one, both from their
 float16 weights. The weights go to ``weights/layerskip_target.pt`` (float16).
@@ -48,8 +50,8 @@ from speckata.models.exit_agreement import compare_targets
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.pretrained import WEIGHTS, text_windows
 from speckata.models.tokenizers import CharTokenizer
-from speckata.models.train import SETTINGS as PLAIN_SETTINGS
-from speckata.models.train import learning_rate, progress_bar, random_windows
+from trainers.train_models import SETTINGS as PLAIN_SETTINGS
+from trainers.train_models import learning_rate, progress_bar, random_windows
 
 SETTINGS = dict(PLAIN_SETTINGS["target"],
                 seed=23,  # its own seed: the same seed would not make the two runs comparable anyway

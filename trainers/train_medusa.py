@@ -1,9 +1,11 @@
-"""Train the committed Medusa heads: ``python -m trainers.train_medusa`` (a few minutes on 2 CPU cores).
+"""ANSWERS to exercise 21, read after solving: ``python -m trainers.train_medusa`` trains the Medusa heads.
+
+It trains the committed Medusa heads in a few minutes on 2 CPU cores.
 
 CONTAINS THE ANSWERS to exercise 21: read it after solving (the trainers live outside the
 speckata package, so the grader's sandbox never holds them).
 
-Three heads (``speckata.models.medusa.MedusaHeads``) on the committed character-level target,
+Three heads (``speckata.heads.medusa.MedusaHeads``) on the committed character-level target,
 which stays frozen: its last hidden states are computed under ``torch.no_grad()`` and only the
 heads learn. Every head starts as a copy of the target's head (``MedusaHeads.from_target``). Each
 step takes a batch of random windows of the training text and trains head k (k = 0, 1, 2) to
@@ -31,9 +33,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from speckata.models.medusa import WEIGHTS, MedusaHeads
+from speckata.heads.medusa import WEIGHTS, MedusaHeads
 from speckata.models.pretrained import load_target, text_windows
-from speckata.models.train import learning_rate, progress_bar, random_windows
+from trainers.train_models import learning_rate, progress_bar, random_windows
 
 SETTINGS = {"num_heads": 3, "steps": 2000, "batch": 16, "window": 128, "lr": 3e-3, "decay": 0.8, "seed": 21,
             "held_out_window": 128}

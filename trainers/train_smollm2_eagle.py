@@ -1,4 +1,6 @@
-"""``python -m trainers.train_smollm2_eagle``: train SmolLM2's EAGLE head on its own features (~13 min, 1 thread).
+"""ANSWERS to exercise 22, read after solving: ``python -m trainers.train_smollm2_eagle`` trains SmolLM2's EAGLE head.
+
+It trains the head on SmolLM2's own features (~13 min, 1 thread).
 
 CONTAINS THE ANSWERS to exercise 22: read it after solving (the trainers live outside the
 speckata package, so the grader's sandbox never holds them).

@@ -29,7 +29,7 @@ import torch
 
 from speckata.bench.early_exit_steps import step_costs
 from speckata.bench.heads import seed_sets, spread
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.pretrained import load_layerskip_target, load_target
 from speckata.real.graded import graded_function
 

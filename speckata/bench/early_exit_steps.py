@@ -23,8 +23,8 @@ import time
 
 import torch
 
+from speckata.decoding.sampling import next_token_probabilities, sample_token
 from speckata.models.pretrained import text_windows
-from speckata.models.sampling import next_token_probabilities, sample_token
 
 
 def timed(call, calls: int) -> float:

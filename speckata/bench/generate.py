@@ -28,7 +28,7 @@ import time
 
 import torch
 
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.manifest import repo_root
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.real.graded import graded_function

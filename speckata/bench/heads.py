@@ -38,9 +38,9 @@ import torch
 from speckata.bench.heads_eagle2 import eagle2_report, eagle2_runs
 from speckata.bench.heads_medusa_tree import medusa_tree_runs, tree_pass_costs
 from speckata.bench.heads_steps import step_costs
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.eagle import load_distilled_draft, load_eagle_head
-from speckata.models.medusa import load_medusa_heads
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.eagle import load_distilled_draft, load_eagle_head
+from speckata.heads.medusa import load_medusa_heads
 from speckata.models.pretrained import load_draft, load_target, text_windows
 from speckata.real.graded import graded_function
 

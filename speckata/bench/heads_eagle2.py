@@ -19,7 +19,7 @@ import statistics
 import torch
 
 from speckata.bench.heads_steps import timed
-from speckata.models.eagle import RecordingEagleHead
+from speckata.heads.eagle import RecordingEagleHead
 from speckata.models.pretrained import text_windows
 from speckata.real.graded import graded_function
 

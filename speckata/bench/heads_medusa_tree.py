@@ -15,7 +15,7 @@ from functools import lru_cache
 import torch
 
 from speckata.bench.heads_steps import timed
-from speckata.models.medusa import load_medusa_heads
+from speckata.heads.medusa import load_medusa_heads
 from speckata.models.pretrained import load_target, text_windows
 from speckata.real.graded import graded_function
 

@@ -21,8 +21,8 @@ import time
 
 import torch
 
+from speckata.decoding.sampling import next_token_probabilities, sample_token
 from speckata.models.pretrained import text_windows
-from speckata.models.sampling import next_token_probabilities, sample_token
 from speckata.real.graded import graded_function
 
 

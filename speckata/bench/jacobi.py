@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.real.graded import graded_function
 
 CHAR_PROMPTS = ["The quick brown fox ", "Once upon a time, ", "def speculative_step("]

@@ -28,9 +28,9 @@ import torch
 
 from speckata.bench.tree_dynamic import dynamic_generate
 from speckata.bench.tree_measures import acceptance_vector, pass_costs, spread, wall_clock
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.decoding.tree_shapes import TreeShape, chain
 from speckata.models.pretrained import load_draft, load_target, text_windows
-from speckata.models.tree_shapes import TreeShape, chain
 from speckata.real.graded import graded_function
 
 BUDGETS = (4, 8, 16, 32)

@@ -11,8 +11,8 @@ before each path, so that the verifier's own draft calls stay exactly exercise 2
 
 from __future__ import annotations
 
-from speckata.models.results import SpeculativeResult
-from speckata.models.sampling import next_token_probabilities
+from speckata.decoding.results import SpeculativeResult
+from speckata.decoding.sampling import next_token_probabilities
 
 
 def draft_rows(expander, text: list[int], temperature: float):

@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from speckata.models.sampling import next_token_probabilities
+from speckata.decoding.sampling import next_token_probabilities
 
 
 def sampled_chances(p: torch.Tensor, q: torch.Tensor, width: int) -> torch.Tensor:

@@ -118,12 +118,11 @@ def load_module(module_name: str, path: Path):
     return module
 
 
-def learner_function(exercise_id: str, name: str):
-    """The function ``name`` of exercise ``exercise_id`` from the graded folder."""
-    from speckata.grading.isolation import session
+def folder_function(exercise_id: str, name: str):
+    """The function ``name`` of exercise ``exercise_id``, imported in this process from the graded folder.
 
-    if session.current() is not None:  # kata grade: the function lives in a worker process
-        return with_return_contract(exercise_id, session.current().function(exercise_id, name))
+    The isolated worker calls this directly; the grader calls ``lookup.learner_function``, which
+    asks the isolated session first (this module never imports the session: no circle)."""
     exercise = exercise_by_id(exercise_id)
     path = target_dir() / exercise.file
     module = load_module(exercise.module, path)

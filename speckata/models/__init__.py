@@ -1,19 +1,23 @@
-"""Small real language models and toy models with known distributions, for exercises 10-12.
+"""The models: small real language models and toy models with known distributions, behind one interface.
 
 - ``interface``: what a model offers (``forward_new``, ``cache_length``, ``crop``, ``reset``).
-- ``gpt``: a small GPT with a KV cache that crops back; ``markov``: Markov chains behind the same
-  interface, whose distributions are known exactly; ``recording``: a wrapper that logs every call.
+- ``gpt``: a small GPT with a KV cache that crops back, exits after any layer (``early_exit``) and
+  a tree pass (``tree_pass``); ``markov``: Markov chains behind the same interface, whose
+  distributions are known exactly; ``recording``: a wrapper that logs every call.
 - ``ragged`` (with ``ragged_gpt``): the ragged batch, B sequences of different lengths in one cache
   (exercise 25).
-- ``tokenizers``: the target's characters and the cross-tokenizer draft's word pieces.
-- ``sampling``: logits to probabilities and the draws every exercise makes with a torch generator.
-- ``decoding``: plain ``autoregressive_generate`` (the baseline) and the result type of
-  ``speculative_generate``.
+- ``tokenizers``: the target's characters and the cross-tokenizer draft's word pieces; ``corpus``:
+  the text they were trained on.
 - ``weights``: the committed trained models, loaded by ``load_target()`` / ``load_draft()`` /
-  ``load_word_draft()`` from ``speckata.models.pretrained``; ``train``: the script that made them.
-- ``medusa``: Medusa's heads on the target's last hidden state (exercise 21), the committed trained
-  ones (``load_medusa_heads()``) and the checks; ``trainers/train_medusa.py`` (outside the package:
-  it holds exercise 21's answer) trained them.
+  ``load_word_draft()`` from ``speckata.models.pretrained``; ``trainers/train_models.py``
+  (outside the package) made them. ``exit_agreement``: how well each early exit agrees with the
+  whole target, and the held-out loss.
+
+The other kinds that once lived here have their own packages (the map is in CONTRIBUTING.md):
+the heads given to learners in ``speckata.heads``, draws, result types, tree shapes and the
+baseline decoder in ``speckata.decoding``, input checks in ``speckata.checks``. Their old paths
+(``speckata.models.medusa``, ``speckata.models.decoding``, ...) still import them
+(speckata/moved.py). Nothing here imports a layer above (heads, real models, benches, grader).
 
 Importing ``speckata`` never imports torch; importing ``speckata.models`` does.
 """

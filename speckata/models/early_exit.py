@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import check_count, check_prompt, check_temperature
+from speckata.checks.decoding import check_count, check_prompt, check_temperature
 from speckata.models.recording import RecordingModel
 
 LAYER_INTERFACE = ("embed_new", "forward_layers", "exit_logits", "num_layers", "width", "layer_cache_lengths",

@@ -3,7 +3,7 @@
 The exit after k layers (k = 1 .. L - 1) is layer k - 1's output read through the model's final
 norm and head (``GPT.exit_logits``), exercise 23's draft. Its agreement is the share of held-out
 positions where its greedy choice equals the full model's; the full model's own quality is its
-held-out loss, measured as ``python -m speckata.models.train`` measures it (``mean_loss``).
+held-out loss, measured as ``python -m trainers.train_models`` measures it (``mean_loss``, here).
 ``compare_targets`` measures the shipped target (never trained to exit early) and a LayerSkip one
 side by side; ``python -m trainers.train_layerskip`` stores that in ``weights/layerskip.json``.
 
@@ -33,11 +33,22 @@ def exit_agreement(model, windows: torch.Tensor) -> dict[int, float]:
     return {k: round(float((exits[k - 1] == full).float().mean()), 4) for k in range(1, model.num_layers)}
 
 
+@torch.no_grad()
+def mean_loss(model, data: torch.Tensor, window: int) -> float:
+    """Cross-entropy per token over consecutive windows of ``data`` (the trainers report it too)."""
+    total, count = 0.0, 0
+    for start in range(0, data.numel() - window - 1, window):
+        chunk = data[start : start + window + 1]
+        logits = model(chunk[None, :-1])[0]
+        total += float(torch.nn.functional.cross_entropy(logits, chunk[1:], reduction="sum"))
+        count += window
+    return total / max(count, 1)
+
+
 def measure(model, window: int = WINDOW) -> dict:
     """The held-out loss of the full model and the agreement of each exit, over every held-out window."""
     from speckata.models import corpus
     from speckata.models.pretrained import char_tokenizer, text_windows
-    from speckata.models.train import mean_loss
 
     held = torch.tensor(char_tokenizer().encode(corpus.held_out_text()), dtype=torch.int64)
     return {"held_out_loss": round(mean_loss(model, held, window), 4),

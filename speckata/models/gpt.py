@@ -12,7 +12,7 @@ Read top to bottom: the settings, one transformer block, the model. Two ways to 
   ``model.keep_path(nodes)`` keeps one root-to-node path of it (exercise 20, speckata.models.tree_pass).
 - ``model.hidden_states(ids)`` and ``model.forward_new_hidden(ids)`` are the two above with the
   last hidden state too (after the final norm, what ``model.head`` reads): Medusa's heads
-  (exercise 21, speckata.models.medusa) draft from it.
+  (exercise 21, speckata.heads.medusa) draft from it.
 - Layer by layer (exercise 23's early exit, speckata.models.early_exit): ``model.embed_new(ids)``
   is the input of layer 0 for new tokens, ``model.forward_layers(hidden, start_layer, end_layer)``
   runs layers start_layer .. end_layer - 1 over them against those layers' caches, and

@@ -49,6 +49,6 @@ from typing import Sequence, Union
 
 import torch
 
-from speckata.models.checks import check_crop, check_new_ids  # noqa: F401  (the models import them from here)
+from speckata.checks.decoding import check_crop, check_new_ids  # noqa: F401  (the models import them from here)
 
 TokenIds = Union[Sequence[int], torch.Tensor]

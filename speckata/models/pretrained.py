@@ -26,7 +26,7 @@ def settings() -> dict:
     """What produced the weights: model settings, losses, seconds, versions (weights/settings.json)."""
     path = WEIGHTS / "settings.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: the trained weights ship with the package (python -m speckata.models.train)")
+        raise FileNotFoundError(f"{path} is missing: the trained weights ship with the package (python -m trainers.train_models)")
     return json.loads(path.read_text())
 
 

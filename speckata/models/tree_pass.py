@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import check_new_ids
+from speckata.checks.decoding import check_new_ids
 from speckata.token_ids import is_integer
 
 

@@ -2,7 +2,7 @@
 
 The head is exercise 22's, at SmolLM2's width (576): ``fc`` = Linear(2 x 576, 576) over
 cat(embedding of the token one step ahead, the target's feature), then one decoder layer
-(``speckata.models.eagle.DecoderLayer``: pre-norm attention and MLP, no position embedding, the
+(``speckata.heads.eagle.DecoderLayer``: pre-norm attention and MLP, no position embedding, the
 features carry the position). The feature is SmolLM2's last hidden state after its final norm,
 what its own output layer reads. A predicted feature becomes a draft distribution through
 SmolLM2's frozen output matrix, but only through its rows for the K tokens of ``token_map``, the K
@@ -27,10 +27,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from speckata.models.checks import check_count, check_prompt, check_temperature
-from speckata.models.eagle import DecoderLayer
-from speckata.models.results import SpeculativeResult
-from speckata.models.sampling import GeneratorRNG, next_token_probabilities, sample_token
+from speckata.checks.decoding import check_count, check_prompt, check_temperature
+from speckata.decoding.results import SpeculativeResult
+from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token
+from speckata.heads.eagle import DecoderLayer
 
 WEIGHTS = Path(__file__).with_name("weights")
 WEIGHTS_FILE = WEIGHTS / "eagle_head.safetensors"

@@ -15,9 +15,9 @@ import inspect
 
 import torch
 
-from speckata.models.checks import check_count, check_prompt, check_temperature
-from speckata.models.results import SpeculativeResult
-from speckata.models.sampling import next_token_probabilities
+from speckata.checks.decoding import check_count, check_prompt, check_temperature
+from speckata.decoding.results import SpeculativeResult
+from speckata.decoding.sampling import next_token_probabilities
 from speckata.real.graded import graded_function
 from speckata.real.proposal_length import ProposalLength, match_length
 

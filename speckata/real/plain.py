@@ -1,6 +1,6 @@
 """``plain_generate``: plain decoding on SmolLM2, one target pass per token, the baseline of our decoders.
 
-It draws exactly as ``speckata.models.decoding.autoregressive_generate`` (one ``sample_token`` per
+It draws exactly as ``speckata.decoding.baseline.autoregressive_generate`` (one ``sample_token`` per
 new token, so the same seed gives the same tokens) and differs only where that reference pays for
 what a real model does not need:
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import check_count, check_prompt, check_temperature
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
+from speckata.checks.decoding import check_count, check_prompt, check_temperature
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 
 
 def plain_generate(model, prompt_ids, max_new_tokens: int, generator: torch.Generator,

@@ -1,5 +1,5 @@
-"""The chi-square helpers of tests/maintainer/test_real_model.py's sampling tests (kept apart so
-that file stays small)."""
+"""The helpers of tests/maintainer/test_real_model*.py: the prompts' ids, SmolLM2's next-token rows, and the
+chi-square of the sampling tests (kept apart so those files stay small)."""
 
 from __future__ import annotations
 
@@ -42,3 +42,19 @@ def restricted(rows, columns):
     enough that 20,000 verify steps take seconds, not minutes."""
     kept = rows[:, columns]
     return kept / kept.sum(dim=-1, keepdim=True)
+
+
+def prompt_ids(real, index=0):
+    from speckata.real.prompts import EQUALITY_PROMPTS, chat_ids
+
+    return chat_ids(real["tokenizer"], EQUALITY_PROMPTS[index])
+
+
+def next_token_rows(real, prompt, proposal):
+    """SmolLM2's float64 next-token distributions after the prompt and after each proposed token."""
+    from speckata.decoding.sampling import next_token_probabilities
+
+    target = real["target"]
+    target.reset()
+    logits = target.forward_new(prompt + proposal)
+    return next_token_probabilities(logits[-(len(proposal) + 1):], 1.0)

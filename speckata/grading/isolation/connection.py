@@ -26,10 +26,12 @@ from pathlib import Path
 from speckata.grading.failures import GradingFailure
 from speckata.grading.isolation import bubblewrap, wire
 from speckata.grading.isolation.leftovers import start_time
-from speckata.grading.isolation.worker import BOOTSTRAP
 
 OUTPUT_SHOWN = 64 * 1024  # what one call's printing may add to the test's captured output
 SANDBOX_LOG = "SPECKATA_SANDBOX_LOG"  # environment variable: a file to append each sandbox's PID namespace to
+
+# The worker's command: the grader's side names worker.py's entry point but never imports it.
+BOOTSTRAP = "import json, sys; from speckata.grading.isolation.worker import serve; serve(json.loads(sys.argv[1]))"
 
 
 class WorkerDied(GradingFailure):

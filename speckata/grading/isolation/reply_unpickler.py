@@ -29,7 +29,7 @@ import types
 from speckata.grading.isolation import wire
 
 # Packages whose *classes* a reply may hold (state only: their constructors are never called).
-CLASS_PACKAGES = ("speckata.replay", "speckata.models.", "torch.nn.modules.")
+CLASS_PACKAGES = ("speckata.replay", "speckata.models.", "speckata.decoding.", "speckata.heads.", "torch.nn.modules.")
 MAX_SHAPE_ELEMENTS = 1 << 31
 TORCH_DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
                 "complex64", "complex128")
@@ -155,7 +155,7 @@ class ReplyUnpickler(pickle._Unpickler):  # noqa: SLF001 - the Python unpickler:
         numpy = sys.modules.get("numpy")
         if module == "numpy" and name == "ndarray" and numpy is not None:
             return numpy.ndarray
-        if module.startswith(("speckata.replay", "speckata.models.")) and module not in sys.modules:
+        if module.startswith(CLASS_PACKAGES[:-1]) and module not in sys.modules:
             __import__(module)  # our own package: importing it runs no learner code
         found = getattr(sys.modules.get(module), name, None) if module in sys.modules else None
         if is_data_class(found) and (found in self.data_classes or module.startswith(CLASS_PACKAGES)):

@@ -107,11 +107,11 @@ class Worker:
                 "code": error.code if isinstance(error, SystemExit) else None}
 
     def function(self, exercise_id: str, name: str):
-        from speckata.grading.learner_code import learner_function, load_module
+        from speckata.grading.learner_code import folder_function, load_module
         from speckata.grading.target import target_dir
         from speckata.manifest import exercise_by_id
 
-        learner_function(exercise_id, name)  # the in-process checks and messages
+        folder_function(exercise_id, name)  # the in-process checks and messages
         exercise = exercise_by_id(exercise_id)
         return getattr(load_module(exercise.module, target_dir() / exercise.file), name)
 
@@ -236,7 +236,5 @@ def serve(config: dict) -> None:
         wire.send(replies, worker.pack(reply))
 
 
-BOOTSTRAP = "import json, sys; from speckata.grading.isolation.worker import serve; serve(json.loads(sys.argv[1]))"
-
-if __name__ == "__main__":  # pragma: no cover - run through BOOTSTRAP
+if __name__ == "__main__":  # pragma: no cover - run through connection.BOOTSTRAP
     serve(json.loads(sys.argv[1]))

@@ -1,4 +1,7 @@
-"""Train the committed models: ``python -m speckata.models.train`` (a few minutes on 2 CPU cores).
+"""From trainers/, the ANSWERS' folder (read after solving): ``python -m trainers.train_models``, the target and drafts.
+
+A few minutes on 2 CPU cores. Plain next-token training (it holds no exercise's answer itself;
+its neighbours do, see trainers/__init__.py).
 
 Three models, all on the help-topic text of ``speckata.models.corpus`` and all GPTs of
 ``speckata.models.gpt``:
@@ -33,10 +36,11 @@ import torch
 import torch.nn.functional as F
 
 from speckata.models import corpus
+from speckata.models.exit_agreement import mean_loss
 from speckata.models.gpt import GPT, GPTConfig
+from speckata.models.pretrained import WEIGHTS
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 
-WEIGHTS = Path(__file__).with_name("weights")
 WORD_VOCAB_SIZE = 1024
 
 SETTINGS = {
@@ -64,18 +68,6 @@ def learning_rate(step: int, steps: int, peak: float) -> float:
 def random_windows(data: torch.Tensor, batch: int, window: int, generator: torch.Generator) -> torch.Tensor:
     starts = torch.randint(0, data.numel() - window - 1, (batch,), generator=generator)
     return torch.stack([data[s : s + window + 1] for s in starts.tolist()])
-
-
-@torch.no_grad()
-def mean_loss(model: GPT, data: torch.Tensor, window: int) -> float:
-    """Cross-entropy per token over consecutive windows of ``data``."""
-    total, count = 0.0, 0
-    for start in range(0, data.numel() - window - 1, window):
-        chunk = data[start : start + window + 1]
-        logits = model(chunk[None, :-1])[0]
-        total += float(F.cross_entropy(logits, chunk[1:], reduction="sum"))
-        count += window
-    return total / max(count, 1)
 
 
 def progress_bar(name: str, step: int, steps: int, loss: float, started: float) -> None:
@@ -120,7 +112,7 @@ def train_one(name: str, settings: dict, scale: float) -> tuple[GPT, dict, objec
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m speckata.models.train", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m trainers.train_models", description=__doc__.split("\n")[0])
     parser.add_argument("--only", action="append", choices=sorted(SETTINGS), help="train only this model")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every step count")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
@@ -132,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = json.loads(settings_path.read_text()) if settings_path.exists() else {"models": {}}
     summary.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
                    corpus="pydoc_data.topics, folded to ASCII; every tenth topic held out",
-                   command=" ".join(["python -m speckata.models.train"] + [a for a in (argv if argv is not None else sys.argv[1:])
+                   command=" ".join(["python -m trainers.train_models"] + [a for a in (argv if argv is not None else sys.argv[1:])
                                                                              if not a.startswith("--out") and a != str(args.out)]))
     for name in args.only or list(SETTINGS):
         model, record, tokenizer = train_one(name, SETTINGS[name], args.scale)

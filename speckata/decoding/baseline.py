@@ -2,7 +2,7 @@
 
 ``autoregressive_generate`` is what speculative decoding must match in distribution and beat in
 time: one target pass per token. It uses the same helpers and draws as the exercises
-(``speckata.models.sampling``): one ``sample_token`` per new token.
+(``speckata.decoding.sampling``): one ``sample_token`` per new token.
 
 The exercises import their result types and input checks from here as well (their texts name this
 module); they live in results.py and checks.py.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import (  # noqa: F401  (re-exported: exercises 10, 12 and 25 import them from here)
+from speckata.checks.decoding import (  # noqa: F401  (re-exported: exercises 10, 12 and 25 import them from here)
     check_batched_generation_inputs,
     check_count,
     check_cross_tokenizer_inputs,
@@ -26,12 +26,12 @@ from speckata.models.checks import (  # noqa: F401  (re-exported: exercises 10, 
     check_prompt,
     check_temperature,
 )
-from speckata.models.results import (  # noqa: F401  (re-exported)
+from speckata.decoding.results import (  # noqa: F401  (re-exported)
     BatchedSpeculativeResult,
     CrossTokenizerResult,
     SpeculativeResult,
 )
-from speckata.models.sampling import next_token_probabilities, sample_token
+from speckata.decoding.sampling import next_token_probabilities, sample_token
 
 
 def autoregressive_generate(model, prompt_ids, max_new_tokens: int, generator: torch.Generator,

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import as_id_list, check_temperature
-from speckata.models.medusa import check_heads_fit, check_medusa_inputs
-from speckata.models.tree_shapes import TreeShape
+from speckata.checks.decoding import as_id_list, check_temperature
+from speckata.decoding.tree_shapes import TreeShape
+from speckata.heads.medusa import check_heads_fit, check_medusa_inputs
 from speckata.token_ids import checked_count, checked_token_ids
 
 

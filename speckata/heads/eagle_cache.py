@@ -12,10 +12,10 @@ values instead (its ``stable_kv``, the draft's past_key_values), so a step compu
 
 ``HeadCache`` holds the tensors (heads, rows, inner / heads); ``EagleHead`` owns one and
 ``DecoderLayer.forward_cached`` reads and extends it. ``RecordingEagleHead``
-(speckata.models.eagle) counts the rows a decoder makes the head compute, cached or not.
+(speckata.heads.eagle) counts the rows a decoder makes the head compute, cached or not.
 
 >>> import torch
->>> from speckata.models.eagle import EagleHead
+>>> from speckata.heads.eagle import EagleHead
 >>> head = EagleHead(8, heads=2, inner=4, mlp_width=4).eval()
 >>> fused = torch.randn(5, 8, generator=torch.Generator().manual_seed(0))
 >>> whole = head.layer(fused)                       # no cache: all five rows at once
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import check_crop
+from speckata.checks.decoding import check_crop
 
 
 class HeadCache:

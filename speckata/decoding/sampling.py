@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.checks import check_temperature  # noqa: F401  (the exercises import it from here)
+from speckata.checks.decoding import check_temperature  # noqa: F401  (the exercises import it from here)
 from speckata.sampling import sample
 
 

@@ -4,6 +4,6 @@ Phrases the grader looks for: "contexts", "vocabulary", "steps", "batch_size", "
 "temperature".
 """
 
-from speckata.models.checks import check_contexts, check_distill_inputs, check_pair, check_positive
+from speckata.checks.decoding import check_contexts, check_distill_inputs, check_pair, check_positive
 
 __all__ = ["check_contexts", "check_distill_inputs", "check_pair", "check_positive"]

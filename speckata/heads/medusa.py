@@ -30,10 +30,10 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from speckata.models.checks import check_count, check_prompt
+from speckata.checks.decoding import check_count, check_prompt
 from speckata.models.recording import RecordingModel, tree_call
 
-WEIGHTS = Path(__file__).with_name("weights")
+WEIGHTS = Path(__file__).parents[1] / "models" / "weights"  # the committed weights stay beside the models
 IGNORE_INDEX = -100  # the label of a position a head has nothing to learn from (torch's cross_entropy default)
 
 
@@ -94,7 +94,7 @@ def check_hidden_interface(target) -> None:
 def check_hidden(heads, hidden) -> torch.Tensor:
     """The hidden states a head reads: a floating tensor (..., width) of the heads' width."""
     if not isinstance(heads, MedusaHeads):
-        raise ValueError(f"heads must be a speckata.models.medusa.MedusaHeads; got {type(heads).__name__}")
+        raise ValueError(f"heads must be a speckata.heads.medusa.MedusaHeads; got {type(heads).__name__}")
     if not isinstance(hidden, torch.Tensor) or not hidden.is_floating_point() or hidden.ndim < 1:
         raise ValueError(f"hidden must be a floating-point tensor of shape (..., width); got {hidden!r:.80}")
     if hidden.shape[-1] != heads.width:
@@ -106,7 +106,7 @@ def check_heads_fit(target, heads) -> None:
     """Heads that read this target's hidden state: MedusaHeads of its width and vocabulary."""
     check_hidden_interface(target)
     if not isinstance(heads, MedusaHeads):
-        raise ValueError(f"heads must be a speckata.models.medusa.MedusaHeads; got {type(heads).__name__}")
+        raise ValueError(f"heads must be a speckata.heads.medusa.MedusaHeads; got {type(heads).__name__}")
     if heads.width != target.width:
         raise ValueError(f"heads of width {heads.width} do not fit a target whose hidden width is {target.width}")
     if heads.vocab_size != target.vocab_size:

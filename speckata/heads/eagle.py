@@ -36,12 +36,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from speckata.models.checks import check_count, check_prompt, check_temperature
-from speckata.models.eagle_cache import HeadCache, check_fused, check_head_mask
+from speckata.checks.decoding import check_count, check_prompt, check_temperature
+from speckata.heads.eagle_cache import HeadCache, check_fused, check_head_mask
+from speckata.heads.medusa import RecordingHiddenModel
 from speckata.models.gpt import GPT, GPTConfig
-from speckata.models.medusa import RecordingHiddenModel
 
-WEIGHTS = Path(__file__).with_name("weights")
+WEIGHTS = Path(__file__).parents[1] / "models" / "weights"  # the committed weights stay beside the models
 
 
 class DecoderLayer(nn.Module):
@@ -101,7 +101,7 @@ class EagleHead(nn.Module):
     def width(self) -> int:
         return self.fc.out_features
 
-    # The head's own cache (exercise 28, speckata.models.eagle_cache) ------------------------------
+    # The head's own cache (exercise 28, speckata.heads.eagle_cache) ------------------------------
 
     @property
     def cache_length(self) -> int:
@@ -142,7 +142,7 @@ def check_eagle_interface(target) -> None:
 
 def check_eagle_head(head, target) -> None:
     if not isinstance(head, EagleHead):
-        raise ValueError(f"head must be a speckata.models.eagle.EagleHead; got {type(head).__name__}")
+        raise ValueError(f"head must be a speckata.heads.eagle.EagleHead; got {type(head).__name__}")
     if head.width != target.width:
         raise ValueError(f"a head of width {head.width} does not fit a target whose hidden width is {target.width}")
 

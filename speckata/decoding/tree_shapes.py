@@ -18,7 +18,7 @@ in rank order, and a level is one run of numbers. The depth of a child of the ne
 
 from __future__ import annotations
 
-from speckata.models.checks import check_generation_inputs
+from speckata.checks.decoding import check_generation_inputs
 from speckata.token_ids import is_integer
 
 CHILDREN_RULES = ("top_k", "sampled")
