@@ -10,7 +10,8 @@ from __future__ import annotations
 import torch
 
 from speckata.grading import GradingFailure, call_learner, learner_function
-from tests.reference.ex22_cases import check_tensor, tiny_gpt
+from tests.reference.ex21_cases import check_tensor
+from tests.reference.ex22_cases import tiny_gpt
 from tests.reference.ex22_reference import reference_features, reference_loss, reference_loss_terms
 
 EXERCISE = "22-eagle-head"
