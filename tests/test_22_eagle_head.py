@@ -40,6 +40,14 @@ def trained():
     return load_target(), load_eagle_head()
 
 
+def worked_pairs():
+    """The worked example's pairs (features, tokens, following) of ids [[10, 11, 12, 13]], the reference's."""
+    target, _ = trained()
+    ids = torch.tensor([[10, 11, 12, 13]])
+    with torch.no_grad():
+        return reference_pairs(target.hidden_states(ids), ids)
+
+
 # Task 1: the training pairs (the shift) --------------------------------------------------------------
 
 @pytest.mark.task(1)
@@ -73,9 +81,7 @@ def test_pairs_match_the_reference():
 @pytest.mark.task(2)
 def test_worked_example_features():
     target, head = trained()
-    ids = torch.tensor([[10, 11, 12, 13]])
-    with torch.no_grad():
-        features, tokens, _ = reference_pairs(target.hidden_states(ids), ids)
+    features, tokens, _ = worked_pairs()
     check_features(head, target, features, tokens, "case: the worked example: eagle_features(head, target, features, "
                    "tokens) on the committed target and head, with the pairs of ids [[10, 11, 12, 13]]")
 
@@ -112,9 +118,8 @@ def test_gradients_reach_every_parameter_of_the_head():
 @pytest.mark.task(3)
 def test_worked_example_loss():
     target, head = trained()
-    ids = torch.tensor([[10, 11, 12, 13]])
+    features, tokens, following = worked_pairs()
     with torch.no_grad():
-        features, tokens, following = reference_pairs(target.hidden_states(ids), ids)
         predicted = reference_features(head, target, features, tokens)
     check_loss(target, predicted, following, "case: the worked example (the committed target and head, ids [[10, 11, 12, 13]])")
 
