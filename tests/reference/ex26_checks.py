@@ -37,10 +37,16 @@ def check_array(name: str, value, shape: tuple, kind: str, args: tuple, what: st
                              f"it returned {got} ({what}).\n{describe(*args)}")
 
 
+def exact_table(args: tuple) -> list:
+    """The exact throughputs [b][g][l] of the case (tests/reference/ex26_reference.py)."""
+    target, draft, sizes, alpha = args
+    return exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
+
+
 def check_throughput(args: tuple, what: str) -> np.ndarray:
     target, draft, sizes, alpha = args
     value = call("serving_throughput", args, what)
-    exact = exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
+    exact = exact_table(args)
     shape = (len(exact), len(exact[0]), len(exact[0][0]))
     check_array("serving_throughput", value, shape, "f", args, what)
     for index in np.ndindex(shape):
@@ -61,8 +67,7 @@ def check_throughput(args: tuple, what: str) -> np.ndarray:
 
 
 def check_best(args: tuple, what: str) -> np.ndarray:
-    target, draft, sizes, alpha = args
-    exact = exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
+    sizes, exact = args[2], exact_table(args)
     expected, _ = exact_best(exact)
     value = call("best_gamma", args, what)
     check_array("best_gamma", value, (len(expected), len(expected[0])), "iu", args, what)
@@ -77,8 +82,7 @@ def check_best(args: tuple, what: str) -> np.ndarray:
 
 
 def check_largest(args: tuple, what: str) -> np.ndarray:
-    target, draft, sizes, alpha = args
-    exact = exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
+    sizes, exact = args[2], exact_table(args)
     best, _ = exact_best(exact)
     expected = exact_largest(best, list(sizes))
     value = call("largest_winning_batch", args, what)
