@@ -41,7 +41,9 @@ Task 2: the head's predicted features
 Task 3: the loss
     EAGLE's: a regression of the feature plus a weighted classification through the target's head.
     eagle_loss(target, predicted, following, cls_weight=0.1) -> a scalar tensor
-    predicted (what Task 2 returns) and following (the target's true f_{t+1}) of one shape (..., width).
+    predicted (what Task 2 returns) and following (the target's true f_{t+1}) of one shape (..., width),
+    width the target's (target.width): check both yourself, no given helper does (Task 6's "shape"
+    and "width").
         regression: the smooth L1 loss (beta 1) between predicted and following, averaged
             over every element.
         classification: the cross-entropy -sum_v P(v) log Q(v) averaged over positions, with P
@@ -93,8 +95,9 @@ Task 5: the decoder, verified with exercise 01's rule
 Task 6: bad input
     A ValueError naming the problem: "hidden" (not a float tensor (B, T, width)), "ids" (not an
     int64 tensor of hidden's (B, T)), "at least 2" (T < 2), "width" (hidden states or a head
-    whose width is not the target's: check_features, check_eagle_inputs), "tokens" (not an int64
-    tensor of features.shape[:-1]), "shape" (predicted and following differ), "cls_weight" (not a
+    whose width is not the target's: check_features, check_eagle_inputs; and in eagle_loss,
+    predicted and following whose last axis is not target.width), "tokens" (not an int64 tensor of
+    features.shape[:-1]), "shape" (eagle_loss's predicted and following differ in shape), "cls_weight" (not a
     finite number >= 0), "gamma" (< 1), "forward_new_hidden" (a target without the interface
     above, e.g. a Markov chain), and from check_eagle_inputs "prompt", "max_new_tokens",
     "temperature".

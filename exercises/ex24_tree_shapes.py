@@ -57,7 +57,9 @@ Bad input raises ValueError with a message containing the phrase in quotes:
     tree         not a valid shape (TreeShape's own check); a child of rank     "tree" / "acceptance"
                  >= len(acceptance)
     budget       not an int (bool refused) >= 1; more nodes than fit           "budget"
-                 (max_depth levels of len(acceptance) children; top_k + (depth - 1) * top_k**2)
+                 (optimal_tree: a node has at most K = len(acceptance) children,
+                 so a tree at most max_depth deep holds at most K + K**2 + ...
+                 + K**max_depth nodes; dynamic_tree: top_k + (depth - 1) * top_k**2)
     max_depth, top_k, depth   not an int >= 1                                   "max_depth" / "top_k" / "depth"
     draft_probs  not callable                                                   "draft_probs"
                  a returned row that is not 1-D, has fewer than top_k entries,   "probabilities"

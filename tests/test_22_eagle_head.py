@@ -10,7 +10,6 @@ the chi-square test of the sampled output. Nothing here trains for more than a f
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import lru_cache
 
 import pytest
@@ -20,19 +19,12 @@ from speckata.grading import GradingFailure, call_learner, expect_value_error, l
 from speckata.grading.streams import case_seed
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.eagle import EagleHead, load_eagle_head
-from speckata.models.markov import MarkovModel
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
-from tests.reference.ex22_cases import (
-    check_draft,
-    check_run,
-    check_tensor,
-    check_triple,
-    random_head,
-    sequence_law,
-    tiny_gpt,
-)
-from tests.reference.ex22_reference import reference_features, reference_loss, reference_loss_terms, reference_pairs
-from tests.shared.statistics import pooled_chi_square
+from tests.reference.ex22_bad_input import bad_inputs
+from tests.reference.ex22_cases import check_draft, check_run, check_triple, random_head, tiny_gpt
+from tests.reference.ex22_checks import check_features, check_loss, loss_case
+from tests.reference.ex22_reference import reference_features, reference_loss, reference_pairs
+from tests.reference.ex22_statistics import STAT_ALPHA, STAT_GAMMA, STAT_LENGTH, STAT_RUNS, sequence_chi_square
 
 EXERCISE = "22-eagle-head"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -46,6 +38,14 @@ def fn(name):
 @lru_cache(maxsize=1)
 def trained():
     return load_target(), load_eagle_head()
+
+
+def worked_pairs():
+    """The worked example's pairs (features, tokens, following) of ids [[10, 11, 12, 13]], the reference's."""
+    target, _ = trained()
+    ids = torch.tensor([[10, 11, 12, 13]])
+    with torch.no_grad():
+        return reference_pairs(target.hidden_states(ids), ids)
 
 
 # Task 1: the training pairs (the shift) --------------------------------------------------------------
@@ -78,6 +78,14 @@ def test_pairs_match_the_reference():
 
 # Task 2: the head's predicted features -----------------------------------------------------------------
 
+@pytest.mark.task(2)
+def test_worked_example_features():
+    target, head = trained()
+    features, tokens, _ = worked_pairs()
+    check_features(head, target, features, tokens, "case: the worked example: eagle_features(head, target, features, "
+                   "tokens) on the committed target and head, with the pairs of ids [[10, 11, 12, 13]]")
+
+
 @pytest.mark.parametrize("shape", [(6,), (2, 5)])
 @pytest.mark.generated
 @pytest.mark.task(2)
@@ -86,17 +94,8 @@ def test_features_match_the_reference(shape):
     generator = torch.Generator().manual_seed(case_seed(2212))
     features = torch.randn(*shape, 16, generator=generator)
     tokens = torch.randint(0, 7, shape, generator=generator)
-    case = f"case: a random head of width 16 on a tiny GPT, features of shape {tuple(features.shape)}, tokens {tokens.tolist()}"
-    with torch.no_grad():
-        got = call_learner(fn("eagle_features"), head, target, features, tokens, case=case)
-        expected = reference_features(head, target, features, tokens)
-        swapped = head.layer(head.fc(torch.cat([features, target.token_embedding(tokens)], dim=-1)))
-    if isinstance(got, torch.Tensor) and got.shape == expected.shape and torch.allclose(got, swapped, atol=1e-6):
-        raise GradingFailure("eagle_features concatenated (features, embedding): EAGLE's fusion reads the embedding "
-                             "FIRST, torch.cat([target.token_embedding(tokens), features], dim=-1), then head.fc and "
-                             "head.layer.\n" + case)
-    check_tensor(f"eagle_features on {tuple(features.shape)}", got, expected,
-                 case + "\nhead.layer(head.fc(torch.cat([target.token_embedding(tokens), features], dim=-1)))")
+    check_features(head, target, features, tokens, f"case: a random head of width 16 on a tiny GPT, features of shape "
+                   f"{tuple(features.shape)}, tokens {tokens.tolist()}")
 
 
 @pytest.mark.task(2)
@@ -116,27 +115,11 @@ def test_gradients_reach_every_parameter_of_the_head():
 
 # Task 3: the loss ---------------------------------------------------------------------------------------
 
-def loss_case(seed, shape=(2, 5)):
-    generator = torch.Generator().manual_seed(seed)
-    return tiny_gpt(seed % 1000), torch.randn(*shape, 16, generator=generator), 1.5 * torch.randn(*shape, 16, generator=generator)
-
-
-def check_loss(target, predicted, following, case, *weight):
-    got = call_learner(fn("eagle_loss"), target, predicted, following, *weight, case=case)
-    regression, classification = reference_loss_terms(target, predicted, following)
-    w = weight[0] if weight else 0.1
-    check_tensor(f"eagle_loss(target, predicted, following{', ' + str(w) if weight else ''})", got,
-                 reference_loss(target, predicted, following, w),
-                 f"{case}\nthe reference's terms: smooth L1 {regression:.6f}, cross-entropy against the target's "
-                 f"distribution {classification:.6f}; loss = {regression:.6f} + {w} * {classification:.6f}")
-
-
 @pytest.mark.task(3)
 def test_worked_example_loss():
     target, head = trained()
-    ids = torch.tensor([[10, 11, 12, 13]])
+    features, tokens, following = worked_pairs()
     with torch.no_grad():
-        features, tokens, following = reference_pairs(target.hidden_states(ids), ids)
         predicted = reference_features(head, target, features, tokens)
     check_loss(target, predicted, following, "case: the worked example (the committed target and head, ids [[10, 11, 12, 13]])")
 
@@ -271,31 +254,6 @@ def test_random_tiny_models_match_the_reference():
             raise GradingFailure(f"{failure}\n\n(random case {index} of 8; the cases before it passed)") from None
 
 
-STAT_RUNS = 600
-STAT_SEED = 20261202
-STAT_LENGTH = 3
-STAT_GAMMA = 2
-STAT_ALPHA = 1e-3
-STAT_PROMPT = [0]
-
-
-@lru_cache(maxsize=1)
-def stat_models():
-    return tiny_gpt(22, vocab=3, sharpness=4.0), random_head(16, 23)
-
-
-def sequence_chi_square(generate, runs: int = STAT_RUNS, seed: int = STAT_SEED):
-    target, head = stat_models()
-    generator = torch.Generator().manual_seed(seed)
-    counts = Counter()
-    for _ in range(runs):
-        result = call_learner(generate, target, head, STAT_PROMPT, STAT_LENGTH, STAT_GAMMA, generator, case="(statistical test)")
-        counts[tuple(result.tokens)] += 1
-    law = sequence_law(target, STAT_PROMPT, STAT_LENGTH)
-    statistic, df, pvalue = pooled_chi_square(counts, law, runs)
-    return statistic, pvalue, counts, df, law
-
-
 @pytest.mark.statistical
 @pytest.mark.task(5)
 def test_sampled_output_is_distributed_as_the_target():
@@ -322,37 +280,6 @@ def test_sampled_output_is_distributed_as_the_target():
 
 
 # Task 6: bad input ----------------------------------------------------------------------------------------
-
-def bad_inputs():
-    tiny = tiny_gpt(0)
-    head = random_head(16, 0)
-    feats, toks = torch.zeros(3, 16), torch.tensor([1, 2, 3])
-    pred = torch.zeros(2, 16)
-    g = torch.Generator()
-    return {
-        "hidden-2d": ("eagle_pairs", (torch.zeros(4, 16), torch.tensor([[1, 2, 3, 4]])), ("hidden",)),
-        "ids-float": ("eagle_pairs", (torch.zeros(1, 4, 16), torch.zeros(1, 4)), ("ids",)),
-        "ids-other-shape": ("eagle_pairs", (torch.zeros(1, 4, 16), torch.tensor([[1, 2, 3]])), ("ids",)),
-        "window-of-one": ("eagle_pairs", (torch.zeros(1, 1, 16), torch.tensor([[1]])), ("at least 2",)),
-        "features-wrong-width": ("eagle_features", (head, tiny, torch.zeros(3, 8), toks), ("width",)),
-        "tokens-wrong-shape": ("eagle_features", (head, tiny, feats, torch.tensor([1, 2])), ("tokens",)),
-        "head-of-another-width": ("eagle_features", (EagleHead(8, inner=8, mlp_width=8), tiny, feats, toks), ("width",)),
-        "loss-shapes-differ": ("eagle_loss", (tiny, pred, torch.zeros(3, 16)), ("shape",)),
-        "loss-wrong-width": ("eagle_loss", (tiny, torch.zeros(2, 8), torch.zeros(2, 8)), ("width",)),
-        "cls-weight-negative": ("eagle_loss", (tiny, pred, pred, -0.1), ("cls_weight",)),
-        "cls-weight-nan": ("eagle_loss", (tiny, pred, pred, float("nan")), ("cls_weight",)),
-        "draft-gamma-zero": ("eagle_draft", (tiny, head, feats, toks, 0, g), ("gamma",)),
-        "draft-features-wrong-width": ("eagle_draft", (tiny, head, torch.zeros(3, 8), toks, 2, g), ("width",)),
-        "gamma-zero": ("eagle_generate", (tiny, head, [0], 4, 0, g), ("gamma",)),
-        "target-without-hidden": ("eagle_generate", (MarkovModel([[0.5, 0.5], [0.5, 0.5]]), head, [0], 4, 2, g),
-                                  ("forward_new_hidden",)),
-        "generate-head-of-another-width": ("eagle_generate", (tiny, EagleHead(8, inner=8, mlp_width=8), [0], 4, 2, g),
-                                           ("width",)),
-        "empty-prompt": ("eagle_generate", (tiny, head, [], 4, 2, g), ("prompt",)),
-        "negative-max-new-tokens": ("eagle_generate", (tiny, head, [0], -1, 2, g), ("max_new_tokens",)),
-        "negative-temperature": ("eagle_generate", (tiny, head, [0], 4, 2, g, -1.0), ("temperature",)),
-    }
-
 
 @pytest.mark.parametrize("name", list(bad_inputs()))
 @pytest.mark.task(6)

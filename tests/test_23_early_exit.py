@@ -64,6 +64,12 @@ def test_no_draft_makes_no_call():
 
 # Task 2: verification that reuses the draft's work -------------------------------------------------------
 
+@pytest.mark.task(2)
+def test_worked_example_verify():
+    check_verify(load_target, char_tokenizer().encode(PROMPTS[0]), 3, 2, 0, 0, "the committed target (the worked example)",
+                 prefill=False)
+
+
 @pytest.mark.parametrize("target, exit_layer", list(product(TARGETS, [1, 3, 5])))
 @pytest.mark.task(2)
 def test_verify_reuses_the_drafts_states(target, exit_layer):

@@ -15,7 +15,14 @@ import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.models.tree_shapes import TreeShape, chain
-from tests.reference.ex24_reference import brute_force_optimum, dp_optimum, exact_value, reference_dynamic_tree
+from tests.reference.ex24_reference import (
+    best_shape,
+    brute_force_optimum,
+    dp_optimum,
+    exact_value,
+    path_confidence,
+    reference_dynamic_tree,
+)
 from tests.shared.cases import case_rng
 
 EXERCISE = "24-tree-shapes"
@@ -57,9 +64,12 @@ def check_optimum(acceptance, budget, optimum, what: str, max_depth=None) -> Tre
                              f"  yours:    {shape.paths}")
     value = exact_value(shape.paths, acceptance)
     if not relative_gap(value, optimum) <= 1e-9:
-        raise GradingFailure(f"optimal_tree got {what} wrong: its shape is not the best.\n  the call: {call}\n"
-                             f"  yours:    {shape.paths}\n  its expected tokens per pass: {float(value)!r}\n"
-                             f"  the best shape's:             {float(optimum)!r}")
+        best = best_shape(acceptance, budget, max_depth)
+        raise GradingFailure(f"optimal_tree got {what} wrong: its shape is not the best (expected tokens per pass "
+                             f"{float(value)!r}; the best shape's {float(optimum)!r}).\n  the call: {call}\n"
+                             f"  yours:     {shape.paths}\n    expected tokens per pass {float(value)!r}\n"
+                             f"  the best:  {best}\n    expected tokens per pass {float(exact_value(best, acceptance))!r}"
+                             f"\n  (any shape of the best value passes; this is one)")
     return shape
 
 
@@ -88,6 +98,17 @@ class RecordedDraft:
         return np.round(row / self.step) * self.step if self.step else row  # a coarse grid makes ties
 
 
+def expanded(paths, at, seed, vocab, step) -> str:
+    if at >= len(paths):
+        return "is none (no more calls)"
+    return f"expands {paths[at]} (confidence {path_confidence(RecordedDraft(seed, vocab, step), paths[at]):.6g})"
+
+
+def confidences(paths, seed, vocab, step) -> str:
+    rows = [f"    {path}  {path_confidence(RecordedDraft(seed, vocab, step), path):.6g}" for path in paths]
+    return "\n".join(rows) or "    (none)"
+
+
 def check_dynamic(seed, vocab, step, budget, top_k, depth, what: str):
     call = f"dynamic_tree(draft_probs, budget={budget}, top_k={top_k}, depth={depth})"
     case = f"The call: {call}; draft_probs: random rows over {vocab} tokens, seed {seed} ({what})"
@@ -96,10 +117,12 @@ def check_dynamic(seed, vocab, step, budget, top_k, depth, what: str):
     shape = call_learner(learner("dynamic_tree"), draft, budget, top_k, depth, case=case)
     if draft.asked != asked:
         at = next((i for i, (a, b) in enumerate(zip(draft.asked, asked)) if a != b), min(len(draft.asked), len(asked)))
-        raise GradingFailure(f"dynamic_tree asked the draft about other paths than the contract says ({what}).\n"
-                             f"  {case}\n  yours, from call {at}:    {draft.asked[at:at + 6]}\n"
-                             f"  expected, from call {at}: {asked[at:at + 6]}\n  ({len(draft.asked)} calls; "
-                             f"expected {len(asked)}: the root, then the top_k most confident nodes of each level)")
+        raise GradingFailure(f"dynamic_tree expanded other nodes than the contract ({what}): call {at} of draft_probs "
+                             f"{expanded(draft.asked, at, seed, vocab, step)}; the contract's {expanded(asked, at, seed, vocab, step)}"
+                             f".\n  {case}\n  yours, from call {at}, with each path's confidence:\n"
+                             f"{confidences(draft.asked[at:at + 6], seed, vocab, step)}\n  expected, from call {at}:\n"
+                             f"{confidences(asked[at:at + 6], seed, vocab, step)}\n  ({len(draft.asked)} calls; expected "
+                             f"{len(asked)}: the root, then the top_k most confident nodes of each level, in level order)")
     paths = getattr(shape, "paths", shape)
     if not isinstance(shape, TreeShape) or paths != TreeShape(expected).paths:
         raise GradingFailure(f"dynamic_tree got {what} wrong.\n  {case}\n  yours:    {paths}\n"

@@ -14,92 +14,19 @@ import math
 import numpy as np
 import pytest
 
-from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading import GradingFailure, expect_value_error, learner_function
 from speckata.roofline import modelled_draft_cost, modelled_target_cost
-from tests.reference.ex26_reference import exact_best, exact_largest, exact_throughput, relative_error
+from tests.reference.ex26_checks import check_best, check_largest, check_throughput
+from tests.reference.ex26_reference import exact_best, exact_throughput
 from tests.shared.cases import case_rng
 
 EXERCISE = "26-serving-crossover"
-RELATIVE_TOLERANCE = 1e-9
 
 # The worked example of the exercise text.
 WORKED = np.zeros((2, 3, 2))
 WORKED[:, :, 0] = [[10, 10, 10], [10, 20, 30]]
 WORKED[:, :, 1] = [[20, 20, 20], [100, 110, 120]]
 WORKED_ARGS = (WORKED, np.ones((2, 2)), [1, 16], 0.5)
-
-
-def describe(target_cost, draft_cost, batch_sizes, alpha) -> str:
-    t, d = np.asarray(target_cost, dtype=float), np.asarray(draft_cost, dtype=float)
-    return (f"The inputs:\n  batch_sizes = {list(batch_sizes)}, alpha = {alpha!r}\n  target_cost[b, n - 1, l] "
-            f"(shape {t.shape}) =\n{np.array2string(t, precision=6, prefix='    ')}\n  draft_cost[b, l] =\n"
-            f"{np.array2string(d, precision=6, prefix='    ')}")
-
-
-def call(name: str, args: tuple, what: str):
-    return call_learner(learner_function(EXERCISE, name), *args, case=f"{describe(*args)}\n({what})")
-
-
-def check_array(name: str, value, shape: tuple, kind: str, args: tuple, what: str) -> None:
-    if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype.kind not in kind:
-        got = f"a {type(value).__name__}" + (f" of shape {value.shape}, dtype {value.dtype}" if isinstance(value, np.ndarray) else "")
-        wanted = "float" if kind == "f" else "integer"
-        raise GradingFailure(f"{name} must return a numpy array of shape {shape} with a {wanted} dtype; "
-                             f"it returned {got} ({what}).\n{describe(*args)}")
-
-
-def check_throughput(args: tuple, what: str) -> np.ndarray:
-    target, draft, sizes, alpha = args
-    value = call("serving_throughput", args, what)
-    exact = exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
-    shape = (len(exact), len(exact[0]), len(exact[0][0]))
-    check_array("serving_throughput", value, shape, "f", args, what)
-    for index in np.ndindex(shape):
-        b, g, l = index
-        expected = exact[b][g][l]
-        error = relative_error(float(value[index]), expected) if math.isfinite(value[index]) else math.inf
-        if not error <= RELATIVE_TOLERANCE:
-            t, d, B = np.asarray(target, float), np.asarray(draft, float), sizes[b]
-            formula = (f"B / c[b, 0, l] = {B} / {t[b, 0, l]:g}" if g == 0 else
-                       f"B·E(alpha, g) / (c[b, g, l] + g·d[b, l]) = {B}·{float(sum(alpha**k for k in range(g + 1))):.6g}"
-                       f" / ({t[b, g, l]:g} + {g}·{d[b, l]:g})   (c[b, g, l]: the pass of n = g + 1 = {g + 1} tokens)")
-            raise GradingFailure(
-                f"serving_throughput got {what} wrong at [b={b}, g={g}, l={l}] (batch size {B}, "
-                f"{'plain decoding' if g == 0 else f'{g} drafts per row'}, context column {l}).\n"
-                f"  yours:    {float(value[index])!r}\n  expected: {float(expected)!r}\n  = {formula}\n"
-                f"  relative error {error:.2g}, allowed {RELATIVE_TOLERANCE:g}\n\n{describe(*args)}")
-    return value
-
-
-def check_best(args: tuple, what: str) -> np.ndarray:
-    target, draft, sizes, alpha = args
-    exact = exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
-    expected, _ = exact_best(exact)
-    value = call("best_gamma", args, what)
-    check_array("best_gamma", value, (len(expected), len(expected[0])), "iu", args, what)
-    if value.tolist() != expected:
-        b, l = next((b, l) for b in range(len(expected)) for l in range(len(expected[0])) if value[b, l] != expected[b][l])
-        column = ", ".join(f"g={g}: {float(exact[b][g][l]):.9g}" for g in range(len(exact[b])))
-        raise GradingFailure(
-            f"best_gamma got {what} wrong.\n  yours:    {value.tolist()}\n  expected: {expected}\n"
-            f"  first difference at [b={b}, l={l}] (batch size {sizes[b]}): the exact throughputs are {column}; the "
-            f"best g is the FIRST within a relative 1e-9 of the largest (0 = plain decoding)\n\n{describe(*args)}")
-    return value
-
-
-def check_largest(args: tuple, what: str) -> np.ndarray:
-    target, draft, sizes, alpha = args
-    exact = exact_throughput(np.asarray(target, float).tolist(), np.asarray(draft, float).tolist(), list(sizes), alpha)
-    best, _ = exact_best(exact)
-    expected = exact_largest(best, list(sizes))
-    value = call("largest_winning_batch", args, what)
-    check_array("largest_winning_batch", value, (len(expected),), "iu", args, what)
-    if value.tolist() != expected:
-        raise GradingFailure(
-            f"largest_winning_batch got {what} wrong.\n  yours:    {value.tolist()}\n  expected: {expected}\n"
-            f"  the best g per [batch size, context column] is {best} (>= 1: speculation wins); the answer is, per "
-            f"column, the largest batch size with a win, wherever it is (0 if none)\n\n{describe(*args)}")
-    return value
 
 
 def table(costs_by_n, draft=0.0, sizes=(1,), alpha=1.0) -> tuple:

@@ -24,7 +24,7 @@ from tests.reference.ex25_cases import chains
 from tests.reference.ex25_reference import reference_batched_generate
 from tests.reference.ex27_bad_input import BAD_DECODER_SETTINGS, BAD_RULE_CALLS
 from tests.reference.ex27_cases import FINISHING_COSTS, GPU_COSTS, PROBE_COSTS, TOY_COSTS
-from tests.reference.ex27_explain import explain_next_gamma, explain_update_acceptance
+from tests.reference.ex27_explain import EXPLAIN, STEP
 from tests.reference.ex27_statistics import PROBE_STAT_RULES, STAT_ALPHA, STAT_RULES, check_rows, row_chi_squares  # noqa: F401  (STAT_ALPHA: the margin gate reads it here)
 
 EXERCISE = "27-adaptive-draft-length"
@@ -41,8 +41,6 @@ def check_case(*args, **kwargs):
     return cases.check_case(adaptive_speculative_generate(), *args, **kwargs)
 
 
-EXPLAIN = {"update_acceptance": explain_update_acceptance, "next_gamma": explain_next_gamma}
-
 
 def check_value(name: str, args: tuple, expected, tolerance: float = 0.0):
     call = f"{name}{tuple(args)!r}"[:400]
@@ -50,9 +48,10 @@ def check_value(name: str, args: tuple, expected, tolerance: float = 0.0):
     wrong = (type(got) is not type(expected) and not (isinstance(expected, float) and isinstance(got, (float, np.floating)))
              or abs(float(got) - float(expected)) > tolerance)
     if wrong:
+        step = f"; check {STEP[name](got, *args)}" if name in STEP else ""
         formula = f"\n{EXPLAIN[name](*args)}" if name in EXPLAIN else ""
         raise GradingFailure(f"{call} returned {got!r} ({type(got).__name__}); expected {expected!r} "
-                             f"({type(expected).__name__}).{formula}")
+                             f"({type(expected).__name__}){step}.{formula}")
 
 
 # Task 1: keep_drafting, rule (a)'s stop test ------------------------------------------------------------

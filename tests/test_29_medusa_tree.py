@@ -23,9 +23,9 @@ from speckata.models.markov import MarkovModel
 from speckata.models.medusa import MedusaHeads, load_medusa_heads
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 from tests.reference import ex29_cases as cases
+from tests.reference.ex21_cases import random_heads
 from tests.reference.ex22_cases import tiny_gpt
 from tests.reference.ex29_reference import worth
-from tests.test_21_medusa_heads import random_heads
 
 EXERCISE = "29-medusa-tree"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -14,6 +14,7 @@ import torch
 from speckata.grading import GradingFailure, call_learner
 from speckata.models.eagle import EagleHead, RecordingEagleModel
 from speckata.models.gpt import GPT, GPTConfig
+from tests.reference.ex21_cases import check_tensor
 from tests.reference.ex22_reference import reference_draft, reference_generate
 
 
@@ -28,21 +29,6 @@ def tiny_gpt(seed: int, vocab: int = 7, width: int = 16, sharpness: float = 1.0)
 def random_head(width: int, seed: int) -> EagleHead:
     torch.manual_seed(seed)
     return EagleHead(width, heads=2, inner=8, mlp_width=8).eval()
-
-
-def check_tensor(name, got, expected, case, exact=False, atol=1e-5):
-    if not isinstance(got, torch.Tensor):
-        raise GradingFailure(f"{name} must return a torch tensor; it returned {type(got).__name__}.\n{case}")
-    if tuple(got.shape) != tuple(expected.shape):
-        raise GradingFailure(f"{name} returned a tensor of shape {tuple(got.shape)}; expected {tuple(expected.shape)}.\n{case}")
-    if exact:
-        if got.dtype != expected.dtype or not torch.equal(got, expected):
-            raise GradingFailure(f"{name} returned\n  {got.tolist()} ({got.dtype})\nexpected\n  {expected.tolist()} "
-                                 f"({expected.dtype}).\n{case}")
-        return
-    if not torch.allclose(got.detach().double(), expected.detach().double(), atol=atol, rtol=1e-5):
-        worst = (got.detach().double() - expected.detach().double()).abs().max().item()
-        raise GradingFailure(f"{name} differs from the reference by up to {worst:.3g} (tolerance {atol}).\n{case}")
 
 
 def check_triple(got, expected, case):

@@ -97,13 +97,14 @@ def check_draft(factory, sequence, exit_layer, gamma, seed, temperature, what, p
     check_generator(generator, reference_generator.get_state(), "drafting", case)
 
 
-def check_verify(factory, sequence, exit_layer, gamma, seed, temperature, what):
+def check_verify(factory, sequence, exit_layer, gamma, seed, temperature, what, prefill=True):
+    held = "holding all but the newest token" if prefill else "holding nothing (a prompt)"
     case = (f"case: drafts from early_exit_draft(model, {sequence}, {exit_layer}, {gamma}, "
             f"torch.Generator().manual_seed({seed}), {temperature}), then early_exit_verify(model, sequence, drafts, "
-            f"states, {exit_layer}, {temperature}) on {what}")
+            f"states, {exit_layer}, {temperature}) on {what}, {held} before the draft")
     twins = []
     for _ in range(2):
-        model = prepared(factory, sequence, prefill=True)
+        model = prepared(factory, sequence, prefill)
         drafts, q, states = reference_draft(model, sequence, exit_layer, gamma, torch.Generator().manual_seed(seed),
                                             temperature)
         twins.append((RecordingLayerModel(model), model.layer_computations))
@@ -119,10 +120,11 @@ def check_verify(factory, sequence, exit_layer, gamma, seed, temperature, what):
                              f"{exit_layer} layers over {states.shape[0]} rows: reuse states, do not recompute them.\n"
                              f"  your calls: {[shown(c) for c in model.calls]}\n{case}")
     check_calls(model.calls, reference_model.calls, case)
-    check_close("p", got, expected, case, atol=1e-6)
+    rows = f"\np: one row per draft and one more (row i after drafts[:i]): {len(drafts) + 1} rows, whatever the cache held"
+    check_close("early_exit_verify's p", got, expected, case + rows, atol=1e-6)
     full = factory()
     target_rows = full.forward_new(sequence + drafts)[-(len(drafts) + 1):]
-    check_close("p against the target's own forward_new", got,
+    check_close("early_exit_verify's p against the target's own forward_new", got,
                 torch.softmax(target_rows.double(), -1) if temperature == 1.0 else expected, case, atol=1e-5)
     lengths = model.layer_cache_lengths
     if set(lengths) != {len(sequence) + len(drafts)}:
@@ -131,7 +133,7 @@ def check_verify(factory, sequence, exit_layer, gamma, seed, temperature, what):
 
 
 ROUND_COLUMNS = [Column("drafts", "<"), Column("crop")]
-DECISION_COLUMNS = [Column("decision", "<"), Column("token"), Column("u")]
+DECISION_COLUMNS = [Column("decision", "<"), Column("token"), Column("u"), Column("p/q")]  # accept when u < p/q
 
 
 def check_generate(factory, prompt, max_new_tokens, exit_layer, gamma, seed, temperature, what):

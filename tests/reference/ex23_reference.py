@@ -68,20 +68,20 @@ def reference_verify(model, sequence, drafts, states, exit_layer, temperature=1.
 
 
 def _accept(p, q, drafts, generator):
-    """Decisions (name, token, u) and the tokens emitted; one uniform per tested draft, one sample last."""
+    """Decisions (name, token, u, p/q) and the tokens emitted; one uniform per tested draft, one sample last."""
     decisions = []
     for i, x in enumerate(drafts):
-        u = draw_uniform(generator)
-        if u < float(p[i][x]) / float(q[i][x]):
-            decisions.append(("accept", x, u))
+        u, ratio = draw_uniform(generator), float(p[i][x]) / float(q[i][x])
+        if u < ratio:
+            decisions.append(("accept", x, u, ratio))
             continue
         leftover = (p[i] - q[i]).clamp(min=0)
         emitted = sample_token(leftover if float(leftover.sum()) > 1e-12 else p[i], generator)
-        decisions.append(("reject", x, u))
-        decisions.append(("residual", emitted, None))
-        return decisions, [x for name, x, _ in decisions if name == "accept"] + [emitted]
+        decisions.append(("reject", x, u, ratio))
+        decisions.append(("residual", emitted, None, None))
+        return decisions, [x for name, x, _, _ in decisions if name == "accept"] + [emitted]
     emitted = sample_token(p[len(drafts)], generator)
-    decisions.append(("bonus", emitted, None))
+    decisions.append(("bonus", emitted, None, None))
     return decisions, list(drafts) + [emitted]
 
 
@@ -123,8 +123,9 @@ def reference_generate(model, prompt, max_new_tokens, exit_layer, gamma, seed, t
             recorder.crop(crop)
         run.rounds.append(TableRound(
             [str(drafts), "-" if crop is None else str(crop)],
-            [([name, str(token), "" if u is None else f"{u:.4f}"], None if name == "reject" else str(token))
-             for name, token, u in decisions]))
+            [([name, str(token), "" if u is None else f"{u:.4f}", "" if ratio is None else f"{ratio:.4f}"],
+              None if name == "reject" else str(token))
+             for name, token, u, ratio in decisions]))
     run.layer_computations = model.layer_computations - before
     run.calls = list(recorder.calls)
     run.generator_state = generator.get_state()

@@ -79,6 +79,38 @@ def dp_optimum(acceptance, budget: int, max_depth: int | None = None) -> float:
     return None if value is None else 1.0 + value
 
 
+def best_shape(acceptance, budget: int, max_depth: int | None = None) -> list[tuple] | None:
+    """One shape of the largest value, by the same programme as dp_optimum, kept with its choices
+    (shown beside a learner's shape that is not the best)."""
+    c = [float(x) for x in chances(acceptance)]
+    width = len(c)
+
+    @cache
+    def best(n: int, k: int, h: int):
+        if n == 0:
+            return 0.0, ()
+        if k >= width or h == 0:
+            return None
+        options = []
+        for own in range(n):
+            under, siblings = best(own, 0, h - 1), best(n - 1 - own, k + 1, h)
+            if under is not None and siblings is not None:
+                paths = ((k,), *((k, *path) for path in under[1]), *siblings[1])
+                options.append((c[k] * (1.0 + under[0]) + siblings[0], paths))
+        return max(options, key=lambda option: option[0]) if options else None
+
+    found = best(budget, 0, budget if max_depth is None else max_depth)
+    return None if found is None else sorted(found[1], key=lambda path: (len(path), path))
+
+
+def path_confidence(draft_probs, tokens) -> float:
+    """The product of the draft's probabilities of the tokens on a path (the newest token: 1)."""
+    confidence = 1.0
+    for depth, token in enumerate(tokens):
+        confidence *= float(draft_probs(tuple(tokens[:depth]))[token])
+    return confidence
+
+
 def top_tokens(row, top_k: int) -> list[int]:
     return sorted(range(len(row)), key=lambda token: (-float(row[token]), token))[:top_k]
 

@@ -40,3 +40,58 @@ def explain_next_gamma(alpha, active_rows, target_cost, draft_cost, batch_sizes)
             f"  throughput B·E(alpha, g) / (c[{row}, g] + g·d[{row}]) at alpha = {alpha!r}, d[{row}] = {d:g}, "
             f"c[{row}] = {c}: {column}\n"
             f"  the best g is the FIRST within a relative 1e-9 of the largest: {best}")
+
+
+def _near(a, b) -> bool:
+    return abs(float(a) - float(b)) <= 1e-12 * max(1.0, abs(float(b)))
+
+
+def update_acceptance_step(got, ema, accepted, k, beta) -> str:
+    """The step of update_acceptance a wrong result points at (the headline's tail), from what it equals."""
+    if k == 0:
+        return "with k = 0 the round tested no draft: the estimate stays ema unchanged"
+    accepted = [int(a) for a in accepted]
+    kept, tested = sum(accepted), sum(min(a + 1, k) for a in accepted)
+    rate = kept / tested
+    wrong = {
+        "the blend: that is the round's rate kept / tested alone, not beta·rate + (1 - beta)·ema": rate,
+        "the blend's weights: that is beta·ema + (1 - beta)·rate; beta weighs the round's rate":
+            beta * ema + (1 - beta) * rate,
+        "the tested count: that counts k drafts per row; a row that rejected tested min(a + 1, k)":
+            beta * kept / (k * len(accepted)) + (1 - beta) * ema,
+        "the tested count: that counts a + 1 drafts per row; a row that kept all k tested k, min(a + 1, k)":
+            beta * kept / sum(a + 1 for a in accepted) + (1 - beta) * ema,
+        "the rate: that averages each row's own rate; the round's rate is all kept over all tested":
+            beta * sum(a / min(a + 1, k) for a in accepted) / len(accepted) + (1 - beta) * ema,
+    }
+    try:
+        return next(step for step, value in wrong.items() if _near(got, value))
+    except (TypeError, ValueError):
+        pass
+    return "the moving average beta·(kept / tested) + (1 - beta)·ema, worked below"
+
+
+def next_gamma_step(got, alpha, active_rows, target_cost, draft_cost, batch_sizes) -> str:
+    """The step of next_gamma a wrong result points at: the table row read, or the choice on the right row."""
+    row = reference_table_row(active_rows, batch_sizes)
+
+    def best_of(b):
+        throughput = exact_throughput([[[x] for x in target_cost[b]]], [[draft_cost[b]]], [batch_sizes[b]], alpha)[0]
+        return exact_best([throughput])[0][0][0], [float(t[0]) for t in throughput]
+
+    right, column = best_of(row)
+    if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < len(column):
+        if column[got] >= (1 - 1e-9) * max(column):
+            return (f"the tie rule: g = {got} is within a relative 1e-9 of the best on table row {row}, but g = {right} "
+                    f"comes first")
+        others = [b for b in range(len(batch_sizes)) if b != row and best_of(b)[0] == got]
+        if others:
+            return (f"the table row: g = {got} is the best of row {others[0]} (batch size {batch_sizes[others[0]]}); "
+                    f"{active_rows} active rows read row {row} (batch size {batch_sizes[row]})")
+        return (f"the throughput on table row {row}: g = {got} gives {column[got]:.6g} tokens per unit of cost, "
+                f"g = {right} gives {column[right]:.6g}")
+    return f"the result: next_gamma returns one int g, a column of table row {row}"
+
+
+EXPLAIN = {"update_acceptance": explain_update_acceptance, "next_gamma": explain_next_gamma}  # the worked formula
+STEP = {"update_acceptance": update_acceptance_step, "next_gamma": next_gamma_step}  # the headline's cause

@@ -16,10 +16,10 @@ from speckata.grading import GradingFailure, call_learner
 from speckata.models.medusa import RecordingHiddenModel
 from speckata.models.tree_shapes import TreeShape
 from tests.reference.ex20_report import check_calls
+from tests.reference.ex21_cases import random_heads
 from tests.reference.ex22_cases import sequence_law, tiny_gpt
 from tests.reference.ex29_reference import reference_accuracies, reference_generate, reference_tree
 from tests.shared.statistics import pooled_chi_square
-from tests.test_21_medusa_heads import random_heads
 
 CALLS = ("hidden", "forward", "tree", "keep_path", "crop")
 

@@ -1,0 +1,121 @@
+"""Exercise 21-medusa-heads: the suite's models, checks and bad inputs (tests/test_21_medusa_heads.py uses them).
+
+Tiny random GPTs and moved heads for the generated cases, the comparison of a learner's tensors
+(exercise 22's suite uses it too), the replay of a decoder run against the independent reference
+(tests/reference/ex21_reference.py), call by call then token by token, and Task 5's bad inputs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from speckata.grading import GradingFailure, call_learner, learner_function
+from speckata.models.gpt import GPT, GPTConfig
+from speckata.models.markov import MarkovModel
+from speckata.models.medusa import MedusaHeads, RecordingHiddenModel
+from tests.reference.ex21_reference import reference_generate
+
+EXERCISE = "21-medusa-heads"
+
+
+def tiny_gpt(seed: int, vocab: int = 7, width: int = 16) -> GPT:
+    torch.manual_seed(seed)
+    return GPT(GPTConfig(vocab_size=vocab, context=64, width=width, layers=1, heads=2)).eval()
+
+
+def random_heads(target, num_heads: int, seed: int, scale: float = 0.5) -> MedusaHeads:
+    """Heads that start as the target's and are then moved at random: not a copy, not noise."""
+    heads = MedusaHeads.from_target(target, num_heads)
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in heads.parameters():
+            parameter.add_(scale * torch.randn(parameter.shape, generator=generator))
+    return heads
+
+
+def check_tensor(name, got, expected, case, exact=False, atol=1e-5):
+    if not isinstance(got, torch.Tensor):
+        raise GradingFailure(f"{name} must return a torch tensor; it returned {type(got).__name__}.\n{case}")
+    if tuple(got.shape) != tuple(expected.shape):
+        raise GradingFailure(f"{name} returned a tensor of shape {tuple(got.shape)}; expected "
+                             f"{tuple(expected.shape)}.\n{case}")
+    if exact:
+        if got.dtype != expected.dtype or not torch.equal(got, expected):
+            raise GradingFailure(f"{name} returned\n  {got.tolist()} ({got.dtype})\nexpected\n  {expected.tolist()} "
+                                 f"({expected.dtype}).\n{case}")
+        return
+    if not torch.allclose(got.detach().double(), expected.detach().double(), atol=atol, rtol=1e-5):
+        worst = (got.detach().double() - expected.detach().double()).abs().max().item()
+        raise GradingFailure(f"{name} differs from the reference by up to {worst:.3g} (tolerance {atol}).\n{case}")
+
+
+def run(target, heads, prompt, max_new_tokens, what):
+    case = f"case: {what}, prompt {list(prompt)[:12]}, max_new_tokens {max_new_tokens}"
+    expected = reference_generate(target, heads, list(prompt), max_new_tokens)
+    target.reset()
+    target.forward_new_hidden([prompt[0]])  # a stale cache: the contract starts with reset()
+    recorder = RecordingHiddenModel(target)
+    got = call_learner(learner_function(EXERCISE, "medusa_generate"), recorder, heads, list(prompt), max_new_tokens, case=case)
+    return got, recorder, expected, case
+
+
+def shown(call):
+    if call[0] == "hidden":
+        return f"forward_new_hidden({list(call[1])}) with {call[2]} tokens cached"
+    if call[0] == "crop":
+        return f"crop({call[1]}) with {call[2]} tokens cached"
+    return f"{call[0]}{call[1:]}"
+
+
+def check_tokens(got, expected_tokens, case, what="the reference's"):
+    mine = list(getattr(got, "tokens", []))
+    if mine != expected_tokens:
+        at = next((i for i, (a, b) in enumerate(zip(mine, expected_tokens)) if a != b), min(len(mine), len(expected_tokens)))
+        raise GradingFailure(f"medusa_generate's tokens differ from {what} at new token {at}: expected "
+                             f"{expected_tokens[at:at + 8]}, got {mine[at:at + 8]} ({len(mine)} tokens, expected "
+                             f"{len(expected_tokens)}).\n{case}")
+    if not all(type(t) is int for t in mine):
+        raise GradingFailure(f"tokens must be plain Python ints (use .tolist() or int()).\n{case}")
+
+
+def check_run(got, recorder, expected, case):
+    kinds = ("hidden", "forward", "crop", "tree", "keep_path")
+    mine = [c for c in recorder.calls if c[0] in kinds]
+    theirs = [c for c in expected.calls if c[0] in kinds]
+    for index, (want, have) in enumerate(zip(theirs, mine)):
+        if want != have:
+            done = sum(1 for c in theirs[:index] if c[0] == "crop")
+            reasoning = "\n".join("    " + line for line in expected.rounds[max(0, done - 1): done + 1])
+            raise GradingFailure(f"Call {index} on the target differs from the contract's:\n  expected {shown(want)}\n"
+                                 f"  got      {shown(have)}\n  the reference's rounds around it:\n{reasoning}\n{case}")
+    if len(mine) != len(theirs):
+        raise GradingFailure(f"The contract makes {len(theirs)} calls (forward_new_hidden and crop) on the target; you "
+                             f"made {len(mine)}: {[shown(c) for c in mine[len(theirs):len(theirs) + 2]]} "
+                             f"{'beyond' if len(mine) > len(theirs) else 'missing after'} the expected ones.\n{case}")
+    check_tokens(got, expected.tokens, case)
+    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
+        if getattr(got, name, None) != getattr(expected, name):
+            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
+
+
+def bad_inputs():
+    tiny = tiny_gpt(0)
+    heads = MedusaHeads.from_target(tiny, 2)
+    ids = torch.tensor([[1, 2, 3, 4]])
+    logits = torch.zeros(2, 1, 4, 7)
+    return {
+        "zero-heads": ("medusa_labels", (ids, 0), ("num_heads",)),
+        "bool-heads": ("medusa_labels", (ids, True), ("num_heads",)),
+        "ids-1d": ("medusa_labels", (torch.tensor([1, 2, 3]), 2), ("ids",)),
+        "ids-float": ("medusa_labels", (torch.zeros(1, 4), 2), ("ids",)),
+        "hidden-wrong-width": ("medusa_logits", (heads, torch.zeros(3, 8)), ("width",)),
+        "labels-wrong-shape": ("medusa_loss", (logits, torch.zeros(2, 1, 3, dtype=torch.int64)), ("shape",)),
+        "decay-zero": ("medusa_loss", (logits, torch.zeros(2, 1, 4, dtype=torch.int64), 0.0), ("decay",)),
+        "decay-nan": ("medusa_loss", (logits, torch.zeros(2, 1, 4, dtype=torch.int64), float("nan")), ("decay",)),
+        "target-without-hidden": ("medusa_generate", (MarkovModel([[0.5, 0.5], [0.5, 0.5]]), heads, [0], 4),
+                                  ("forward_new_hidden",)),
+        "heads-of-another-width": ("medusa_generate", (tiny, MedusaHeads(8, 7, 2), [0], 4), ("width",)),
+        "empty-prompt": ("medusa_generate", (tiny, heads, [], 4), ("prompt",)),
+        "negative-max-new-tokens": ("medusa_generate", (tiny, heads, [0], -1), ("max_new_tokens",)),
+        "vocabulary-mismatch": ("medusa_generate", (tiny, MedusaHeads(16, 9, 2), [0], 4), ("vocabulary",)),
+    }
