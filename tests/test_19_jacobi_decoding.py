@@ -12,6 +12,7 @@ from functools import lru_cache
 import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_target
 from speckata.models.recording import RecordingModel
@@ -43,9 +44,9 @@ class BudgetedRecording(RecordingModel):
 
 
 def changes(calls) -> list[tuple]:
-    """The forward calls and the crops, a crop that changes nothing included: the contract crops only
-    when the cache holds more than len(sequence) - 1 tokens (resets are not compared)."""
-    return [c for c in calls if c[0] in ("forward", "crop")]
+    """The forward calls and the crops, those that change nothing left out (the crop rule,
+    speckata.grading.events); resets are not compared."""
+    return [c for c in compared(calls) if c[0] in ("forward", "crop")]
 
 
 def shown_prompt(prompt, limit: int = 12) -> str:
@@ -61,7 +62,11 @@ def run(model, prompt, max_new_tokens, n, initial_guess=None, what=""):
     model.forward_new([prompt[0]])  # a stale cache: the contract starts with reset()
     recorder = BudgetedRecording(model, max_new_tokens + 2)
     case = f"case: {what}, prompt {shown_prompt(prompt)}, max_new_tokens {max_new_tokens}, n {n}, initial_guess {initial_guess}"
-    got = call_learner(jacobi_generate(), recorder, list(prompt), max_new_tokens, n, initial_guess, case=case)
+    try:
+        got = call_learner(jacobi_generate(), recorder, list(prompt), max_new_tokens, n, initial_guess, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        raise lead_with_difference(failure, "jacobi_generate", call_mismatch(changes(recorder.calls),
+                                                                             changes(expected.calls), repr)) from None
     return got, recorder, expected, greedy, case
 
 
@@ -80,12 +85,6 @@ def check_calls(recorder, expected, case):
     index = next((i for i, (want, have) in enumerate(zip(theirs, mine)) if want != have), min(len(mine), len(theirs)))
     have = mine[index] if index < len(mine) else None
     want = theirs[index] if index < len(theirs) else None
-    if have and have[0] == "crop" and have[1] == have[2]:
-        raise GradingFailure(f"Call {index} is a crop that changes nothing: crop({have[1]}) with {have[2]} tokens "
-                             f"cached. The contract crops only when the cache holds more than len(sequence) - 1 "
-                             f"tokens (step 4: do not crop otherwise); "
-                             f"{f'its call {index} is {want}' if want else 'it makes no further call'}.\n"
-                             f"Contract's calls: {theirs[:index + 2]}\n{case}")
     if index < min(len(mine), len(theirs)):
         raise GradingFailure(f"Call {index} differs from the contract's: expected {want}, got {have} "
                              f"(('forward', ids fed, cache length before) or ('crop', length, cache length before)).\n"

@@ -16,6 +16,10 @@ A model holds ONE sequence in its cache. It offers:
     cache_length). Cropping costs nothing; the next forward_new continues from there.
 ``model.reset()``
     forget everything (the same as crop(0)).
+
+    The crop rule, in every exercise: a crop that changes nothing (crop(length) with length ==
+    cache_length, crop_rows with the row lengths held) and a reset of an empty cache leave the
+    model as it was, so the suites neither require nor refuse them (speckata.grading.events).
 ``model.forward_tree(ids, attention_mask, position_ids)`` and ``model.keep_path(nodes)``
     exercise 20: a token tree in one pass, then one of its paths kept (speckata.models.tree_pass).
     The heads (exercises 21, 22) also read the last hidden state: ``forward_new_hidden(ids)`` and

@@ -32,16 +32,22 @@ class RecordingModel:
     speckata.models.ragged), every tensor as nested tuples of ints; and to ``stamps`` the call's
     place on a clock shared by all recorders. A tree pass is ONE forward pass, however many nodes
     it feeds, and so is a rows pass, however many rows.
+
+    Given a ``generator``, it also appends to ``states`` that generator's state before each call:
+    how grading counts the random numbers drawn between calls (speckata.grading.events).
     """
 
-    def __init__(self, model):
+    def __init__(self, model, generator: torch.Generator | None = None):
         self.model = model
+        self.generator = generator
         self.calls: list[tuple] = []
         self.stamps: list[int] = []
+        self.states: list = []
 
     def _record(self, call: tuple) -> None:
         self.calls.append(call)
         self.stamps.append(next(_CLOCK))
+        self.states.append(None if self.generator is None else self.generator.get_state())
 
     @property
     def vocab_size(self) -> int:

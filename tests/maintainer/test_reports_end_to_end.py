@@ -70,13 +70,15 @@ def test_a_never_cropped_target_is_caught_at_its_first_missing_crop(tmp_path):
 
 
 def test_a_crop_off_by_one_raises_and_still_shows_the_calls_up_to_the_exception(tmp_path):
-    """Item 2: the exception is reported with the calls before it, and the contract's next call."""
+    """Item 2: the first difference before the exception leads (issue 39), then the exception, the calls
+    before it, and the contract's next call."""
     test, message = first_failure(wrong_version(tmp_path, EX10, *CROP_OFF_BY_ONE), [SUITE10])
     assert test == "test_worked_example"
     lines = message.splitlines()
-    assert lines[0] == "speculative_generate raised ValueError: forward_new needs at least one new token id (got none)"
-    assert ("Before it raised, speculative_generate cropped the target's cache to 6 tokens in round 2, which keeps all 6, "
-            "the newest token included; the contract crops it to 5 = len(sequence) - 1.") in lines, message
+    assert lines[0] == ("speculative_generate cropped the target's cache to 6 tokens in round 2, which keeps all 6, the "
+                        "newest token included; the contract crops it to 5 = len(sequence) - 1; everything before was "
+                        "right. Then it raised:"), message
+    assert lines[1] == "speculative_generate raised ValueError: forward_new needs at least one new token id (got none)"
     assert re.search(r"crop\(6\)\s+6\s+\(changes nothing: not compared\)", message), message
     assert re.search(r"\(your code raised\)\s+forward_new\(\[1\]\)\s+5", message), message
     assert "The reference's rounds 1 to 3 (your code raised in round 3)" in message

@@ -67,8 +67,13 @@ def raised_report(failure: str, trace: GenerationTrace, target, draft, before: s
     reached = got[-1].round if got else 1
     raised, _, case = failure.partition("\n\n")
     headline, _, where = raised.partition("\n")
-    report = FailureReport(headline, expected=list(trace.tokens))
-    report.add(*([where] if where else []), *([f"Before it raised, speculative_generate {before}."] if before else []),
+    if before:  # the difference first: the exception is often its symptom (issue 39)
+        report = FailureReport(f"speculative_generate {before}; everything before was right. Then it raised:",
+                               expected=list(trace.tokens))
+        report.add(headline)
+    else:
+        report = FailureReport(headline, expected=list(trace.tokens))
+    report.add(*([where] if where else []),
                "", case, "", CALLS_TITLE, call_log(trace.calls, got, first_call_difference(trace.calls, got), raised=True),
                "", rounds_title(reached), rounds_table(trace, None, reached).text)
     return report

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from speckata.grading import GradingFailure, call_learner, learner_function
+from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.markov import MarkovModel
 from speckata.models.medusa import MedusaHeads, RecordingHiddenModel
@@ -55,7 +56,11 @@ def run(target, heads, prompt, max_new_tokens, what):
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale cache: the contract starts with reset()
     recorder = RecordingHiddenModel(target)
-    got = call_learner(learner_function(EXERCISE, "medusa_generate"), recorder, heads, list(prompt), max_new_tokens, case=case)
+    try:
+        got = call_learner(learner_function(EXERCISE, "medusa_generate"), recorder, heads, list(prompt), max_new_tokens,
+                           case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        raise lead_with_difference(failure, "medusa_generate", call_mismatch(recorder.calls, expected.calls, shown)) from None
     return got, recorder, expected, case
 
 
@@ -80,8 +85,8 @@ def check_tokens(got, expected_tokens, case, what="the reference's"):
 
 def check_run(got, recorder, expected, case):
     kinds = ("hidden", "forward", "crop", "tree", "keep_path")
-    mine = [c for c in recorder.calls if c[0] in kinds]
-    theirs = [c for c in expected.calls if c[0] in kinds]
+    mine = [c for c in compared(recorder.calls) if c[0] in kinds]  # the crop rule: no-op crops are not compared
+    theirs = [c for c in compared(expected.calls) if c[0] in kinds]
     for index, (want, have) in enumerate(zip(theirs, mine)):
         if want != have:
             done = sum(1 for c in theirs[:index] if c[0] == "crop")

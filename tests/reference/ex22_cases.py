@@ -12,6 +12,7 @@ from itertools import product
 import torch
 
 from speckata.grading import GradingFailure, call_learner
+from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.models.eagle import EagleHead, RecordingEagleModel
 from speckata.models.gpt import GPT, GPTConfig
 from tests.reference.ex21_cases import check_tensor
@@ -73,9 +74,14 @@ def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed,
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale cache: the contract starts with reset()
     recorder, mine = RecordingEagleModel(target), torch.Generator().manual_seed(seed)
-    got = call_learner(eagle_generate, recorder, head, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
-    calls = [c for c in recorder.calls if c[0] in ("hidden", "forward", "crop")]
-    wanted = [c for c in expected.calls if c[0] in ("hidden", "crop")]
+    try:
+        got = call_learner(eagle_generate, recorder, head, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        raise lead_with_difference(failure, "eagle_generate", call_mismatch(
+            [c for c in recorder.calls if c[0] in ("hidden", "forward", "crop")],
+            [c for c in expected.calls if c[0] in ("hidden", "crop")], shown)) from None
+    calls = [c for c in compared(recorder.calls) if c[0] in ("hidden", "forward", "crop")]  # the crop rule
+    wanted = [c for c in compared(expected.calls) if c[0] in ("hidden", "crop")]
     for index, (want, have) in enumerate(zip(wanted, calls)):
         if want != have:
             done = sum(1 for c in wanted[:index] if c[0] == "hidden") - 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 
 from speckata.grading import GradingFailure, call_learner, learner_function
+from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.grading.round_table import Column, render_rounds
 from speckata.models.early_exit import RecordingLayerModel
 from speckata.models.pretrained import load_layerskip_target, load_target
@@ -146,15 +147,19 @@ def check_generate(factory, prompt, max_new_tokens, exit_layer, gamma, seed, tem
     recorder = RecordingLayerModel(model)
     generator = torch.Generator().manual_seed(seed)
     before = model.layer_computations
-    got = call_learner(learner("early_exit_generate"), recorder, list(prompt), max_new_tokens, exit_layer, gamma,
-                       generator, temperature, case=case)
+    try:
+        got = call_learner(learner("early_exit_generate"), recorder, list(prompt), max_new_tokens, exit_layer, gamma,
+                           generator, temperature, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        raise lead_with_difference(failure, "early_exit_generate", call_mismatch(
+            [c for c in recorder.calls if c[0] != "reset"], [c for c in expected.calls if c[0] != "reset"], shown)) from None
     mine = list(getattr(got, "tokens", []))
     first = next((i for i, (a, b) in enumerate(zip(mine, expected.tokens)) if a != b), None)
     table = render_rounds(ROUND_COLUMNS, DECISION_COLUMNS, expected.rounds, yours=[str(t) for t in mine],
                           first=first).text
     rounds = f"The reference's rounds:\n{table}\n"
-    check_calls([c for c in recorder.calls if c[0] != "reset"], [c for c in expected.calls if c[0] != "reset"],
-                case, rounds)
+    check_calls([c for c in compared(recorder.calls) if c[0] != "reset"],  # the crop rule: no-op crops not compared
+                [c for c in compared(expected.calls) if c[0] != "reset"], case, rounds)
     if mine != expected.tokens or not all(type(t) is int for t in mine):
         raise GradingFailure(f"early_exit_generate's tokens differ from the reference's (plain ints expected):\n"
                              f"{rounds}{case}")

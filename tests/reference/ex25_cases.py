@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import torch
 
-from speckata.grading import GradingFailure, call_learner
+from speckata.grading import GradingFailure
+from speckata.grading.events import TOKENS
 from speckata.models.decoding import BatchedSpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
-from speckata.models.recording import RecordingModel
 from tests.reference.ex10_cases import draws_difference
-from tests.reference.ex25_recorded import first_call_difference, learner_rounds
 from tests.reference.ex25_reference import reference_batched_generate
-from tests.reference.ex25_report import call_headline, mismatch_report
+from tests.reference.ex25_replay import replay
+from tests.reference.ex25_report import mismatch_report
 
 EXAMPLE_TARGET = [[0.1, 0.6, 0.3], [0.5, 0.2, 0.3], [0.4, 0.4, 0.2]]
 EXAMPLE_DRAFT = [[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.6, 0.2, 0.2]]
@@ -62,36 +62,29 @@ def check_result_shape(result, batch: int, max_new_tokens: int) -> None:
 def check_case(function, models: str, target, draft, prompts, max_new_tokens, gamma, seed, temperature=1.0):
     """Run the learner and the reference on the same models and seed; compare everything."""
     case = describe(models, prompts, max_new_tokens, gamma, seed, temperature)
-    rec_target, rec_draft = RecordingModel(target), RecordingModel(draft)
-    learner_generator = torch.Generator().manual_seed(seed)
-    reference_generator = torch.Generator().manual_seed(seed)
-    try:
-        result = call_learner(function, rec_target, rec_draft, [list(p) for p in prompts], max_new_tokens, gamma,
-                              learner_generator, temperature=temperature, case=case)
-    except GradingFailure as failure:
-        trace = reference_batched_generate(target, draft, prompts, max_new_tokens, gamma, reference_generator, temperature)
-        difference = first_call_difference(trace.calls, learner_rounds(rec_target, rec_draft))
-        if difference is None:
-            raise
-        raise GradingFailure(f"{failure}\n\nBefore it raised, batched_speculative_generate {call_headline(difference)}.") from None
-    check_result_shape(result, len(prompts), max_new_tokens)
-    trace = reference_batched_generate(target, draft, prompts, max_new_tokens, gamma, reference_generator, temperature)
-    difference = first_call_difference(trace.calls, learner_rounds(rec_target, rec_draft))
+
+    def run_reference(ref_target, ref_draft, generator):
+        return reference_batched_generate(ref_target, ref_draft, prompts, max_new_tokens, gamma, generator, temperature)
+
+    run = replay("batched_speculative_generate", function, run_reference, target, draft, prompts, seed, case,
+                 max_new_tokens, gamma, temperature=temperature)
+    check_result_shape(run.result, len(prompts), max_new_tokens)
 
     def fail(headline):
-        raise mismatch_report(headline, case, trace, result.tokens, difference).failure()
+        raise mismatch_report(headline, case, run.trace, run.result.tokens, run.call_difference).failure()
 
-    compare_with_trace("batched_speculative_generate", result, trace, difference, fail, reference_generator,
-                       learner_generator, " (read each row's verdict from speculative_step_batched: its "
-                                          "tokens[b, :num_accepted[b] + 1])")
-    return result, rec_target, rec_draft
+    compare_with_trace("batched_speculative_generate", run, fail, " (read each row's verdict from "
+                       "speculative_step_batched: its tokens[b, :num_accepted[b] + 1])")
+    return run.result, run.rec_target, run.rec_draft
 
 
-def compare_with_trace(name, result, trace, difference, fail, reference_generator, learner_generator, tokens_hint=""):
-    """Exercises 25 and 27: the learner's calls, tokens, counts and draws against the reference's trace,
-    the first difference reported through ``fail``."""
-    if difference is not None:
-        fail(f"{name} {call_headline(difference)}; everything before was right.")
+def compare_with_trace(name, run, fail, tokens_hint=""):
+    """Exercises 25 and 27: the learner's calls, draws and tokens against the reference's trace (the
+    first differing event of any kind, ex25_replay), then its counts, reported through ``fail``."""
+    result, trace = run.result, run.trace
+    if run.first is not None:
+        hint = tokens_hint if run.first.phase == TOKENS else ""
+        fail(f"{name} {run.first.headline}{hint}; everything before was right.")
     if result.tokens != trace.tokens:
         row = next(b for b, (mine, theirs) in enumerate(zip(result.tokens, trace.tokens)) if mine != theirs)
         fail(f"Every call was right, but row {row}'s tokens differ from the contract's{tokens_hint}.")
@@ -101,6 +94,6 @@ def compare_with_trace(name, result, trace, difference, fail, reference_generato
         got = getattr(result, field)
         if got != expected:
             fail(f"The tokens and calls are right but result.{field} is {got!r}; expected {expected!r}.")
-    drawn = draws_difference(reference_generator, learner_generator)
+    drawn = draws_difference(run.reference_generator, run.learner_generator)
     if drawn:
         fail(f"The tokens are right but {name} drew {drawn} random numbers than the contract.")

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import torch
 
-from speckata.grading import GradingFailure, call_learner
-from speckata.models.recording import RecordingModel
 from speckata.roofline import modelled_draft_cost, modelled_target_cost
 from tests.reference.ex25_cases import check_result_shape, compare_with_trace
-from tests.reference.ex25_recorded import first_call_difference, learner_rounds
-from tests.reference.ex25_report import call_headline, mismatch_report
+from tests.reference.ex25_replay import replay
+from tests.reference.ex25_report import mismatch_report
 from tests.reference.ex27_reference import reference_adaptive_generate
 
 # A toy table: one row is free to verify (n costs nothing), two rows pay a little, four rows a lot.
@@ -60,34 +58,23 @@ def rules_lines(trace, around: int | None = None, shown: int = 8) -> list[str]:
 def check_case(function, models: str, target, draft, prompts, max_new_tokens, max_gamma, seed, temperature=1.0, **rules):
     """Run the learner and the reference on the same models and seed; compare everything."""
     case = describe(models, prompts, max_new_tokens, max_gamma, seed, temperature, rules)
-    rec_target, rec_draft = RecordingModel(target), RecordingModel(draft)
-    learner_generator = torch.Generator().manual_seed(seed)
-    reference_generator = torch.Generator().manual_seed(seed)
 
-    def run_reference():
-        return reference_adaptive_generate(target, draft, prompts, max_new_tokens, max_gamma, reference_generator,
+    def run_reference(ref_target, ref_draft, generator):
+        return reference_adaptive_generate(ref_target, ref_draft, prompts, max_new_tokens, max_gamma, generator,
                                            temperature, **rules)
 
-    try:
-        result = call_learner(function, rec_target, rec_draft, [list(p) for p in prompts], max_new_tokens, max_gamma,
-                              learner_generator, temperature=temperature, case=case, **rules)
-    except GradingFailure as failure:
-        difference = first_call_difference(run_reference().calls, learner_rounds(rec_target, rec_draft))
-        if difference is None:
-            raise
-        raise GradingFailure(f"{failure}\n\nBefore it raised, adaptive_speculative_generate {call_headline(difference)}.") from None
-    check_result_shape(result, len(prompts), max_new_tokens)
-    trace = run_reference()
+    run = replay("adaptive_speculative_generate", function, run_reference, target, draft, prompts, seed, case,
+                 max_new_tokens, max_gamma, temperature=temperature, **rules)
+    check_result_shape(run.result, len(prompts), max_new_tokens)
+    trace = run.trace
     gap = min([round_.closest for round_ in trace.rounds] + [float("inf")])
     dtype = next(draft.parameters()).dtype if hasattr(draft, "parameters") else torch.float64
     assert gap > MIN_THRESHOLD_GAP[dtype], f"a path confidence within {gap:.1e} of the threshold: pick another case"
-    difference = first_call_difference(trace.calls, learner_rounds(rec_target, rec_draft))
 
     def fail(headline):
-        report = mismatch_report(headline, case, trace, result.tokens, difference)
-        report.add("", *rules_lines(trace, None if difference is None else (difference[2] or difference[3])[0]))
+        report = mismatch_report(headline, case, trace, run.result.tokens, run.call_difference)
+        report.add("", *rules_lines(trace, None if run.first is None else run.first.round))
         raise report.failure()
 
-    compare_with_trace("adaptive_speculative_generate", result, trace, difference, fail, reference_generator,
-                       learner_generator)
-    return result, trace
+    compare_with_trace("adaptive_speculative_generate", run, fail)
+    return run.result, trace
