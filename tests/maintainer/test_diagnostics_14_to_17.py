@@ -1,45 +1,14 @@
 """The first message names the cause on exercises 14 to 17, for wrong versions a learner writes.
 
-Each wrong version is an edited copy of the solution (``edited_solution``: each `find` occurs
-once), loaded from a file as the learner's module. The suite's own test function then runs
-in-process with that module's function in place of the learner's, and the first lines of the
+Each wrong version is an edited copy of the solution (``edited_solution``, wrong_learners.py: each
+`find` occurs once), loaded from a file as the learner's module. The suite's own test function then
+runs in-process with that module's function in place of the learner's, and the first lines of the
 GradingFailure it raises are checked.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-
-import pytest
-
-from speckata.grading import GradingFailure
-from speckata.manifest import exercise_by_id, repo_root
-
-_loaded = itertools.count()
-
-
-def edited_solution(tmp_path, exercise_id: str, *edits: tuple[str, str]):
-    """The exercise's solution with each (find, replace) applied, loaded from a file of its own."""
-    file = exercise_by_id(exercise_id).file
-    source = (repo_root() / "solutions" / file).read_text()
-    for find, replace in edits:
-        assert source.count(find) == 1, f"{find!r} must occur once in solutions/{file}"
-        source = source.replace(find, replace)
-    path = tmp_path / f"wrong_{next(_loaded)}" / file
-    path.parent.mkdir(parents=True)
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"learner_{path.parent.name}_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def failure_of(test, *args) -> GradingFailure:
-    with pytest.raises(GradingFailure) as caught:
-        test(*args)
-    return caught.value
-
+from tests.maintainer.wrong_learners import edited_solution, failure_of
 
 # 15: the draw-count note only when the count itself is the mistake ---------------------------------
 

@@ -10,7 +10,7 @@ import pytest
 
 from speckata.grading.learner_code import install_finder
 from speckata.manifest import repo_root
-from tests.maintainer.test_diagnostics_14_to_17 import edited_solution, failure_of
+from tests.maintainer.wrong_learners import edited_solution, failure_of
 
 
 @pytest.fixture(autouse=True)

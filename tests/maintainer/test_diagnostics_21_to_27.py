@@ -18,7 +18,7 @@ import pytest
 from speckata.grading.learner_code import install_finder
 from speckata.grading.suite_run import run_suite
 from speckata.manifest import exercise_by_id, repo_root
-from tests.maintainer.test_diagnostics_14_to_17 import edited_solution, failure_of
+from tests.maintainer.wrong_learners import edited_solution, failure_of
 
 
 @pytest.fixture(autouse=True)

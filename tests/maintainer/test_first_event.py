@@ -8,7 +8,7 @@ comparison; tests/reference/ex25_replay.py runs it for exercises 25 and 27.
 
 from __future__ import annotations
 
-from tests.maintainer.test_diagnostics_14_to_17 import edited_solution, failure_of
+from tests.maintainer.wrong_learners import edited_solution, failure_of
 
 DRAW_25 = ("drafted = sample_rows(probs, torch.rand((len(active),), generator=generator, dtype=torch.float64))",
            "drafted = sample_rows(probs, torch.rand((len(sequences),), generator=generator, dtype=torch.float64)[: len(active)])")

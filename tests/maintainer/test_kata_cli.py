@@ -9,12 +9,9 @@ goes to a temporary SPECKATA_STATE_DIR. Only exercise 01 is relied on.
 from __future__ import annotations
 
 import os
-import queue
 import shutil
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -244,54 +241,3 @@ def test_progress_solution_gating_and_reset_in_a_repository(repository, state_di
     assert len(backups) == 1 and backups[0].read_text() == solved_text
     assert run("check", EXERCISE).returncode == 3
     assert run("solution", EXERCISE).returncode == 0, "once solved, the solution stays unlocked"
-
-
-# kata watch -------------------------------------------------------------------------------------
-
-def read_until(lines: queue.Queue, phrase: str, seen: list[str], seconds: float = 180) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        seen.append(line)
-        if phrase in line:
-            return
-    raise AssertionError(f"{phrase!r} not printed within {seconds} s:\n" + "".join(seen))
-
-
-def test_watch_rechecks_when_the_file_is_saved_and_ctrl_c_exits_cleanly(tmp_path, state_dir):
-    folder = tmp_path / "learner"
-    folder.mkdir()
-    learner_file = folder / FILE
-    shutil.copy(SAMPLES / "failing" / FILE, learner_file)
-    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    environment["SPECKATA_STATE_DIR"] = str(state_dir)
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "speckata.cli", "watch", EXERCISE, f"--target={folder}", "--poll=0.2"],
-        cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
-    seen: list[str] = []
-    try:
-        read_until(lines, "FAILING", seen)
-        read_until(lines, "Watching", seen)
-        learner_file.write_text((SAMPLES / "solved" / FILE).read_text())
-        future = time.time() + 2  # a new modification time even on coarse-grained file systems
-        os.utime(learner_file, (future, future))
-        read_until(lines, "changed", seen)
-        read_until(lines, "SOLVED", seen)
-        read_until(lines, "Watching", seen)
-        watcher.send_signal(signal.SIGINT)
-        assert watcher.wait(timeout=120) == 0
-    finally:
-        if watcher.poll() is None:
-            watcher.kill()
-            watcher.wait()
-    time.sleep(0.2)
-    while not lines.empty():
-        seen.append(lines.get())
-    output = "".join(seen)
-    assert "Stopped watching." in output and "Traceback" not in output, output

@@ -9,10 +9,7 @@ plugin writes to --report-json and the ``kata`` CLI reads to highlight the first
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-
-import pytest
 
 from speckata.cli.colour import Palette
 from speckata.cli.display import grading_message
@@ -20,6 +17,7 @@ from speckata.grading import GradingFailure
 from speckata.grading.position_table import MARK
 from speckata.manifest import exercise_by_id
 from tests.maintainer.test_mutants import MUTANTS_DIR, materialise
+from tests.maintainer.wrong_learners import failure_of, module_from_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,16 +33,7 @@ def wrong_version(tmp_path, exercise_id: str, mutant_name: str):
     mutant = next(m for m in spec["mutant"] if m["name"] == mutant_name)
     folder = tmp_path / "learner"
     materialise(exercise_id, mutant, folder)
-    module_spec = importlib.util.spec_from_file_location(f"learner_{stem}_{mutant_name.replace('-', '_')}", folder / exercise.file)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
-
-
-def failure_of(test, *args) -> GradingFailure:
-    with pytest.raises(GradingFailure) as caught:
-        test(*args)
-    return caught.value
+    return module_from_file(f"learner_{stem}_{mutant_name.replace('-', '_')}", folder / exercise.file)
 
 
 def check_marked_line(failure: GradingFailure) -> list[str]:

@@ -9,28 +9,17 @@ independent reference, not from solutions/.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import pytest
 import torch
 
 from speckata.models.markov import random_markov_model
-from speckata.models.pretrained import load_target
 from speckata.models.recording import RecordingModel
+from tests.maintainer.interface_models import models
 from tests.reference.ex18_reference import reference_mask, reference_positions
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 TOLERANCE = 1e-5
-
-
-@lru_cache(maxsize=1)
-def shipped_target():
-    return load_target()
-
-
-def models():
-    return [("the shipped GPT target", shipped_target()), ("an order-2 Markov chain", random_markov_model(6, 2, 3))]
 
 
 def random_tree(seed: int, n: int) -> list[int]:
