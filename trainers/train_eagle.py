@@ -41,7 +41,7 @@ import torch.nn.functional as F
 
 from speckata.heads.eagle import WEIGHTS, EagleHead
 from speckata.models.pretrained import load_draft, load_target, text_windows
-from trainers.train_models import learning_rate, progress_bar
+from trainers.train_models import as_committed, end_progress, learning_rate, progress_bar, step_and_smooth
 
 HEAD = {"shape": {"width": 128, "heads": 2, "inner": 64, "mlp_width": 64}, "steps": 3000, "batch": 16, "window": 128,
         "lr": 3e-3, "cls_weight": 0.1, "noise": 0.1, "seed": 22}
@@ -104,18 +104,11 @@ def train_head(settings: dict, scale: float) -> tuple[EagleHead, dict]:
         predicted = predicted_features(head, target, read + noise, windows[rows])
         regression, classification = eagle_losses(target, predicted, read[:, 1:])
         loss = regression + settings["cls_weight"] * classification
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        smoothed = loss.item() if smoothed is None else 0.95 * smoothed + 0.05 * loss.item()
+        smoothed = step_and_smooth(optimizer, loss, smoothed)
         if step % 10 == 0 or step == steps - 1:
             progress_bar("eagle", step + 1, steps, smoothed, started)
-    seconds = time.time() - started
-    print(file=sys.stderr)
-    head.eval()
-    with torch.no_grad():  # measure what is committed: the float16 weights
-        for parameter in head.parameters():
-            parameter.copy_(parameter.to(torch.float16).float())
+    seconds = end_progress(started)
+    as_committed(head)
     record = dict(settings, steps_run=steps, parameters=sum(p.numel() for p in head.parameters()),
                   train_loss_smoothed=round(smoothed, 4), held_out=held_out_agreement(target, head, settings["window"]),
                   seconds=round(seconds, 1))

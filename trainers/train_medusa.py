@@ -28,14 +28,21 @@ import json
 import platform
 import sys
 import time
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from speckata.heads.medusa import WEIGHTS, MedusaHeads
+from speckata.heads.medusa import MedusaHeads
 from speckata.models.pretrained import load_target, text_windows
-from trainers.train_models import learning_rate, progress_bar, random_windows
+from trainers.train_models import (
+    add_output_arguments,
+    as_committed,
+    end_progress,
+    learning_rate,
+    progress_bar,
+    random_windows,
+    step_and_smooth,
+)
 
 SETTINGS = {"num_heads": 3, "steps": 2000, "batch": 16, "window": 128, "lr": 3e-3, "decay": 0.8, "seed": 21,
             "held_out_window": 128}
@@ -87,18 +94,11 @@ def train(settings: dict, scale: float) -> tuple[MedusaHeads, dict]:
             hidden = target.hidden_states(batch)
         losses = shifted_losses(all_head_logits(heads, hidden), batch)
         loss = sum(w * l for w, l in zip(weights, losses))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        smoothed = loss.item() if smoothed is None else 0.95 * smoothed + 0.05 * loss.item()
+        smoothed = step_and_smooth(optimizer, loss, smoothed)
         if step % 10 == 0 or step == steps - 1:
             progress_bar("medusa", step + 1, steps, smoothed, started)
-    seconds = time.time() - started
-    print(file=sys.stderr)
-    heads.eval()
-    with torch.no_grad():  # measure what is committed: the float16 weights
-        for parameter in heads.parameters():
-            parameter.copy_(parameter.to(torch.float16).float())
+    seconds = end_progress(started)
+    as_committed(heads)
     record = dict(settings, steps_run=steps, width=heads.width, vocab_size=heads.vocab_size,
                   parameters=sum(p.numel() for p in heads.parameters()), train_loss_smoothed=round(smoothed, 4),
                   held_out_top1=held_out_accuracy(target, heads, settings["held_out_window"]),
@@ -108,9 +108,7 @@ def train(settings: dict, scale: float) -> tuple[MedusaHeads, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m trainers.train_medusa", description=__doc__.split("\n")[0])
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply the step count")
-    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    add_output_arguments(parser, "multiply the step count")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)

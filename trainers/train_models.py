@@ -65,6 +65,29 @@ def learning_rate(step: int, steps: int, peak: float) -> float:
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def step_and_smooth(optimizer, loss: torch.Tensor, smoothed: float | None) -> float:
+    """One optimizer step on ``loss`` (no clipping); returns the loss smoothed for the progress bar."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return loss.item() if smoothed is None else 0.95 * smoothed + 0.05 * loss.item()
+
+
+def as_committed(module: torch.nn.Module) -> None:
+    """Eval mode, and every weight rounded through float16: what is committed, so what is measured."""
+    module.eval()
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.copy_(parameter.to(torch.float16).float())
+
+
+def add_output_arguments(parser, scale_help: str) -> None:
+    """--scale (of the step counts), --out (the weights' folder) and --threads (default 2)."""
+    parser.add_argument("--scale", type=float, default=1.0, help=scale_help)
+    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+
+
 def random_windows(data: torch.Tensor, batch: int, window: int, generator: torch.Generator) -> torch.Tensor:
     starts = torch.randint(0, data.numel() - window - 1, (batch,), generator=generator)
     return torch.stack([data[s : s + window + 1] for s in starts.tolist()])
@@ -74,6 +97,13 @@ def progress_bar(name: str, step: int, steps: int, loss: float, started: float) 
     done = int(30 * step / steps)
     print(f"\r{name:<11} [{'#' * done}{'.' * (30 - done)}] {step}/{steps} loss {loss:.3f} {time.time() - started:.0f}s",
           end="", file=sys.stderr, flush=True)
+
+
+def end_progress(started: float) -> float:
+    """End the progress bar's line; returns the seconds since ``started``."""
+    seconds = time.time() - started
+    print(file=sys.stderr)
+    return seconds
 
 
 def train_one(name: str, settings: dict, scale: float) -> tuple[GPT, dict, object]:
@@ -102,8 +132,7 @@ def train_one(name: str, settings: dict, scale: float) -> tuple[GPT, dict, objec
         smoothed = value if math.isnan(smoothed) else 0.95 * smoothed + 0.05 * value
         if step % 10 == 0 or step == steps - 1:
             progress_bar(name, step + 1, steps, smoothed, started)
-    seconds = time.time() - started
-    print(file=sys.stderr)
+    seconds = end_progress(started)
     model.eval()
     record = dict(settings, config=config.as_dict(), steps_run=steps, parameters=model.num_parameters(),
                   train_loss_smoothed=round(smoothed, 4), held_out_loss=round(mean_loss(model, held, settings["window"]), 4),
@@ -114,9 +143,7 @@ def train_one(name: str, settings: dict, scale: float) -> tuple[GPT, dict, objec
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m trainers.train_models", description=__doc__.split("\n")[0])
     parser.add_argument("--only", action="append", choices=sorted(SETTINGS), help="train only this model")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every step count")
-    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    add_output_arguments(parser, "multiply every step count")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from speckata.bench._record import report_and_record
 from speckata.manifest import repo_root
 from speckata.models.pretrained import load_draft, load_target, text_windows
 from speckata.real.graded import graded_function
@@ -45,13 +46,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seed-sets", type=int, default=5, help="prompt and seed sets (default 5)")
     parser.add_argument("--max-gamma", type=int, default=8, help="fixed gammas 1 .. this; the rules' cap (default 8)")
     parser.add_argument("--threshold", type=float, default=0.3, help="rule (a)'s threshold (default 0.3)")
+    add_rule_and_run_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def add_rule_and_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options both adaptive benches end with (this one and adaptive_mixed), in this order."""
     parser.add_argument("--beta", type=float, default=0.5)
     parser.add_argument("--initial-alpha", type=float, default=0.5)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--target", default="solutions", help="folder holding exercise 27 (default solutions)")
     parser.add_argument("--json", type=Path, help="write the figures and the command here")
-    return parser.parse_args(argv)
 
 
 def load_costs(path: Path, context: int | None) -> dict:
@@ -142,12 +148,7 @@ def report(record: dict) -> None:
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    record = measure(args)
-    report(record)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
-    return 0
+    return report_and_record(args, measure(args), report)
 
 
 if __name__ == "__main__":

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import statistics
 import sys
 from pathlib import Path
 
 import torch
 
-from speckata.bench.adaptive import COST_FILE, load_costs, round_cost, spread, table_cost
+from speckata.bench._record import report_and_record
+from speckata.bench.adaptive import COST_FILE, add_rule_and_run_arguments, load_costs, round_cost, spread, table_cost
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target, text_windows
 from speckata.real.graded import graded_function
 
@@ -48,12 +48,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--max-gamma", type=int, default=8, help="fixed gammas 0 .. this; the rules' cap (default 8)")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.1, 0.3], help="rule (a)'s candidates")
     parser.add_argument("--probe-every", type=int, nargs="+", default=[2, 8], help="the probe's candidates")
-    parser.add_argument("--beta", type=float, default=0.5)
-    parser.add_argument("--initial-alpha", type=float, default=0.5)
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--target", default="solutions", help="folder holding exercise 27 (default solutions)")
-    parser.add_argument("--json", type=Path, help="write the figures and the command here")
+    add_rule_and_run_arguments(parser)
     return parser.parse_args(argv)
 
 
@@ -173,12 +168,7 @@ def report(record: dict) -> None:
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    record = measure(args)
-    report(record)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
-    return 0
+    return report_and_record(args, measure(args), report)
 
 
 if __name__ == "__main__":

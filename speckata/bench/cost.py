@@ -19,7 +19,6 @@ speckata/bench/results/cost-shipped.json and speckata/real/results/cost-smollm2.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -31,6 +30,7 @@ from pathlib import Path
 import torch
 
 from speckata.bench._cost_passes import BatchedGPTPass, BatchedLlamaPass
+from speckata.bench._record import write_record
 
 SAMPLE_SECONDS = 0.02  # each sample times passes until about this long
 DEFAULT_CONTEXTS = {"shipped": [32, 240], "smollm2": [128, 1024]}
@@ -147,8 +147,7 @@ def main(argv: list[str]) -> int:
                   "batch_sizes": args.batch_sizes, "max_new_tokens": args.max_new, "context_lengths": args.contexts,
                   **result, "torch": torch.__version__, "machine": f"{platform.machine()} {cpu_name()}",
                   "load_average": load, "cache": "random keys and values (a pass's time does not depend on them)"}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+        write_record(args.json, record)
         print(f"wrote {args.json}")
     return 0
 

@@ -19,7 +19,6 @@ page 23 reads).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -27,8 +26,10 @@ from pathlib import Path
 
 import torch
 
+from speckata.bench._held_out import add_held_out_arguments, seed_sets
+from speckata.bench._record import write_record
 from speckata.bench.early_exit_steps import step_costs
-from speckata.bench.heads import seed_sets, spread
+from speckata.bench.heads import spread
 from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.pretrained import load_layerskip_target, load_target
 from speckata.real.graded import graded_function
@@ -38,11 +39,7 @@ TARGETS = {"shipped": load_target, "layerskip": load_layerskip_target}
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m speckata.bench early_exit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokens", type=int, default=64, help="new tokens per prompt (default 64)")
-    parser.add_argument("--prompts", type=int, default=4, help="held-out prompts per seed set (default 4)")
-    parser.add_argument("--seed-sets", type=int, default=3, help="sets of prompts and seeds (default 3)")
-    parser.add_argument("--prompt-length", type=int, default=24, help="characters per prompt (default 24)")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved timed repeats (default 3)")
+    add_held_out_arguments(parser)
     parser.add_argument("--gamma", type=int, default=4, help="drafts per round (default 4)")
     parser.add_argument("--temperature", type=float, default=0.0, help="default 0 (greedy)")
     parser.add_argument("--threads", type=int, default=1)
@@ -129,8 +126,7 @@ def main(argv: list[str]) -> int:
         record = {"command": "python -m speckata.bench early_exit " + " ".join(argv),
                   "settings": vars(args) | {"json": None}, "rows": rows, "step_costs": steps,
                   "predicted": {f"{t} exit k={k}": predicted(rows, steps, t, k) for t in TARGETS for k in steps}}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+        write_record(args.json, record)
     return 0
 
 

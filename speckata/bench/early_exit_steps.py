@@ -18,20 +18,11 @@ the acceptance rule's own draws and the crops are left out, so it errs on the ge
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import torch
 
+from speckata.bench._timing import in_units_of, interleaved_seconds
 from speckata.decoding.sampling import next_token_probabilities, sample_token
 from speckata.models.pretrained import text_windows
-
-
-def timed(call, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return (time.perf_counter() - start) / calls
 
 
 @torch.no_grad()
@@ -63,19 +54,11 @@ def step_costs(model, context: int, gamma: int, temperature: float, repeats: int
         steps[f"shallow {k}"] = lambda k=k: shallow_step(k)
         steps[f"verification {k}"] = lambda k=k, states=states: verification(k, states)
     model.crop(context)
-    seconds = {name: [] for name in steps}
-    for _ in range(repeats):
-        for name, step in steps.items():  # interleaved
-            seconds[name].append(timed(step, calls))
-    unit = statistics.median(seconds["plain"])
+    costs = in_units_of("plain", interleaved_seconds(steps, repeats, calls))
     model.reset()
-
-    def cost(name):
-        return statistics.median(seconds[name]) / unit, [min(seconds[name]) / unit, max(seconds[name]) / unit]
-
     table = {}
     for k in range(1, layers):
-        (shallow, shallow_range), (verify, verify_range) = cost(f"shallow {k}"), cost(f"verification {k}")
-        table[k] = {"shallow_step": shallow, "shallow_spread": shallow_range, "verification": verify,
-                    "verification_spread": verify_range}
+        shallow, verify = costs[f"shallow {k}"], costs[f"verification {k}"]
+        table[k] = {"shallow_step": shallow["passes"], "shallow_spread": shallow["spread"],
+                    "verification": verify["passes"], "verification_spread": verify["spread"]}
     return table

@@ -27,7 +27,6 @@ times across runs. ``--json PATH`` writes every figure and the command
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -35,23 +34,21 @@ from pathlib import Path
 
 import torch
 
+from speckata.bench._held_out import add_held_out_arguments, seed_sets
+from speckata.bench._record import write_record
 from speckata.bench.heads_eagle2 import eagle2_report, eagle2_runs
 from speckata.bench.heads_medusa_tree import medusa_tree_runs, tree_pass_costs
 from speckata.bench.heads_steps import step_costs
 from speckata.decoding.baseline import autoregressive_generate
 from speckata.heads.eagle import load_distilled_draft, load_eagle_head
 from speckata.heads.medusa import load_medusa_heads
-from speckata.models.pretrained import load_draft, load_target, text_windows
+from speckata.models.pretrained import load_draft, load_target
 from speckata.real.graded import graded_function
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m speckata.bench heads", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokens", type=int, default=64, help="new tokens per prompt (default 64)")
-    parser.add_argument("--prompts", type=int, default=4, help="held-out prompts per seed set (default 4)")
-    parser.add_argument("--seed-sets", type=int, default=3, help="sets of prompts and seeds (default 3)")
-    parser.add_argument("--prompt-length", type=int, default=24, help="characters per prompt (default 24)")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved timed repeats (default 3)")
+    add_held_out_arguments(parser)
     parser.add_argument("--gamma", type=int, default=4, help="drafts per round for 10, 22, 23 and 28 (default 4)")
     parser.add_argument("--exits", type=int, nargs=2, default=[2, 4], metavar="K",
                         help="two exit layers for exercise 23 (default 2 4)")
@@ -119,15 +116,6 @@ def acceptance_by_depth(results) -> list[float]:
     depths = range(1, min(max(drafted, default=0), max(accepted, default=0) + 1) + 1)
     return [sum(a >= d for a, k in zip(accepted, drafted) if k >= d) / max(1, sum(k >= d for k in drafted))
             for d in depths]
-
-
-def seed_sets(args) -> list[list[tuple[list[int], int]]]:
-    """Per seed set, its (prompt, generator seed) pairs: different held-out windows, seeds 1000 s + i."""
-    windows = text_windows("held_out", 128, args.prompts * args.seed_sets)
-    if windows.shape[0] < args.prompts * args.seed_sets:
-        raise SystemExit(f"the held-out text holds {windows.shape[0]} windows, fewer than --prompts x --seed-sets")
-    return [[(windows[s * args.prompts + i, : args.prompt_length].tolist(), 1000 * s + i) for i in range(args.prompts)]
-            for s in range(args.seed_sets)]
 
 
 def measure(args, runs, target, sets):
@@ -209,8 +197,7 @@ def main(argv: list[str]) -> int:
     if args.json:
         record = {"command": "python -m speckata.bench heads " + " ".join(argv), "settings": vars(args) | {"json": None},
                   "parameters": parameters, "rows": rows, "context": context, "step_costs": steps, "eagle2": eagle2}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(record, indent=1) + "\n")
+        write_record(args.json, record)
     return 0
 
 

@@ -14,11 +14,10 @@ row per chain step (forward_new).
 from __future__ import annotations
 
 import copy
-import statistics
 
 import torch
 
-from speckata.bench.heads_steps import timed
+from speckata.bench._timing import in_units_of, interleaved_seconds
 from speckata.heads.eagle import RecordingEagleHead
 from speckata.models.pretrained import text_windows
 from speckata.real.graded import graded_function
@@ -103,14 +102,9 @@ def round_costs(args, target, head, context: int, repeats: int = 7, calls: int =
     steps |= {f"head call, {k} row(s)": head_rows(k) for k in sorted({k for _, k, _ in SETTINGS})}
     head.reset()
     head.forward_new(fused)
-    seconds = {name: [] for name in steps}
-    for _ in range(repeats):
-        for name, step in steps.items():  # interleaved
-            seconds[name].append(timed(step, calls))
-    unit = statistics.median(seconds["target pass, 1 token"])
+    seconds = interleaved_seconds(steps, repeats, calls)
     target.reset()
-    return {name: {"passes": statistics.median(times) / unit, "spread": [min(times) / unit, max(times) / unit]}
-            for name, times in seconds.items()}
+    return in_units_of("target pass, 1 token", seconds)
 
 
 def eagle2_report(args, target, head, sets, context: int) -> dict:

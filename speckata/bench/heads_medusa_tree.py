@@ -9,12 +9,11 @@ token and one guess per head) beside a tree pass over the newest token and each 
 
 from __future__ import annotations
 
-import statistics
 from functools import lru_cache
 
 import torch
 
-from speckata.bench.heads_steps import timed
+from speckata.bench._timing import in_units_of, interleaved_seconds
 from speckata.heads.medusa import load_medusa_heads
 from speckata.models.pretrained import load_target, text_windows
 from speckata.real.graded import graded_function
@@ -68,10 +67,5 @@ def tree_pass_costs(target, context: int, folder: str, repeats: int = 7, calls: 
               f"medusa chain, {chain} tokens (ex21)": lambda: chain_pass(chain)}
     for budget, paths in sparse_trees(folder).items():
         passes[f"medusa tree, 1+{budget} nodes (ex29)"] = lambda paths=paths: tree_pass(paths)
-    seconds = {name: [] for name in passes}
-    for _ in range(repeats):
-        for name, run in passes.items():  # interleaved
-            seconds[name].append(timed(run, calls))
-    unit = statistics.median(seconds["target pass, 1 token"])
-    return {name: {"passes": statistics.median(times) / unit, "spread": [min(times) / unit, max(times) / unit]}
-            for name, times in seconds.items() if name != "target pass, 1 token"}
+    costs = in_units_of("target pass, 1 token", interleaved_seconds(passes, repeats, calls))
+    return {name: cost for name, cost in costs.items() if name != "target pass, 1 token"}

@@ -16,21 +16,12 @@ Every figure is in target passes of one token, so the ratios carry across machin
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import torch
 
+from speckata.bench._timing import in_units_of, interleaved_seconds
 from speckata.decoding.sampling import next_token_probabilities, sample_token
 from speckata.models.pretrained import text_windows
 from speckata.real.graded import graded_function
-
-
-def timed(call, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return (time.perf_counter() - start) / calls
 
 
 @torch.no_grad()
@@ -73,10 +64,4 @@ def step_costs(target, head, heads, distilled, context: int, gamma: int, folder:
         "distilled draft step (ex10)": distilled_step,
         "medusa heads, one call (ex21)": lambda: medusa_logits(heads, features[-1]),
     }
-    seconds = {name: [] for name in steps}
-    for _ in range(repeats):
-        for name, step in steps.items():  # interleaved
-            seconds[name].append(timed(step, calls))
-    unit = statistics.median(seconds["target pass, 1 token"])
-    return {name: {"passes": statistics.median(times) / unit,
-                   "spread": [min(times) / unit, max(times) / unit]} for name, times in seconds.items()}
+    return in_units_of("target pass, 1 token", interleaved_seconds(steps, repeats, calls))

@@ -82,17 +82,23 @@ def check_pair(first, second, names: tuple[str, str] = ("draft", "target")) -> N
                          f"got sizes {first.vocab_size} and {second.vocab_size}")
 
 
+def check_prompt_and_counts(prompt_ids, vocab_size: int, max_new_tokens, gamma, temperature) -> list[int]:
+    """The prompt, max_new_tokens (0 or more), gamma (1 or more) and the temperature, in this order:
+    the checks every speculative decoder shares after its models'; returns the prompt as a list of ints."""
+    prompt = check_prompt(prompt_ids, vocab_size)
+    check_count("max_new_tokens", max_new_tokens, 0)
+    check_count("gamma", gamma, 1)
+    check_temperature(temperature)
+    return prompt
+
+
 def check_generation_inputs(target, draft, prompt_ids, max_new_tokens, gamma, temperature) -> list[int]:
     """The checks of exercise 10; returns the prompt as a list of ints.
 
     ValueError phrases: "prompt", "max_new_tokens", "gamma", "temperature", "vocabulary".
     """
     check_pair(target, draft, ("target", "draft"))
-    prompt = check_prompt(prompt_ids, target.vocab_size)
-    check_count("max_new_tokens", max_new_tokens, 0)
-    check_count("gamma", gamma, 1)
-    check_temperature(temperature)
-    return prompt
+    return check_prompt_and_counts(prompt_ids, target.vocab_size, max_new_tokens, gamma, temperature)
 
 
 def check_batched_generation_inputs(target, draft, prompts, max_new_tokens, gamma, temperature) -> list[list[int]]:

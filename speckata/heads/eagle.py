@@ -36,10 +36,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from speckata.checks.decoding import check_count, check_prompt, check_temperature
+from speckata.checks.decoding import check_prompt_and_counts
 from speckata.heads.eagle_cache import HeadCache, check_fused, check_head_mask
 from speckata.heads.medusa import RecordingHiddenModel
 from speckata.models.gpt import GPT, GPTConfig
+from speckata.models.recording import passed_through
 
 WEIGHTS = Path(__file__).parents[1] / "models" / "weights"  # the committed weights stay beside the models
 
@@ -168,11 +169,7 @@ def check_eagle_inputs(target, head, prompt_ids, max_new_tokens, gamma, temperat
     """Every check of exercise 22's decoder; returns the prompt as a list of ints."""
     check_eagle_interface(target)
     check_eagle_head(head, target)
-    prompt = check_prompt(prompt_ids, target.vocab_size)
-    check_count("max_new_tokens", max_new_tokens, 0)
-    check_count("gamma", gamma, 1)
-    check_temperature(temperature)
-    return prompt
+    return check_prompt_and_counts(prompt_ids, target.vocab_size, max_new_tokens, gamma, temperature)
 
 
 @lru_cache(maxsize=1)
@@ -202,13 +199,8 @@ def load_distilled_draft(dtype: torch.dtype = torch.float32) -> GPT:
 class RecordingEagleModel(RecordingHiddenModel):
     """A RecordingHiddenModel that also lends the head the target's ``token_embedding`` and ``head``."""
 
-    @property
-    def token_embedding(self):
-        return self.model.token_embedding
-
-    @property
-    def head(self):
-        return self.model.head
+    token_embedding = passed_through("token_embedding")
+    head = passed_through("head")
 
 
 class CountedLayer(nn.Module):

@@ -31,7 +31,7 @@ import torch
 import torch.nn as nn
 
 from speckata.checks.decoding import check_count, check_prompt
-from speckata.models.recording import RecordingModel, tree_call
+from speckata.models.recording import RecordingModel, passed_through, tree_call
 
 WEIGHTS = Path(__file__).parents[1] / "models" / "weights"  # the committed weights stay beside the models
 IGNORE_INDEX = -100  # the label of a position a head has nothing to learn from (torch's cross_entropy default)
@@ -139,9 +139,7 @@ def load_medusa_heads(dtype: torch.dtype = torch.float32) -> MedusaHeads:
 class RecordingHiddenModel(RecordingModel):
     """A RecordingModel that also records ``forward_new_hidden`` as ``('hidden', ids, cache_length_before)``."""
 
-    @property
-    def width(self) -> int:
-        return self.model.width
+    width = passed_through("width")
 
     def forward_new_hidden(self, ids) -> tuple[torch.Tensor, torch.Tensor]:
         listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import torch
 
-from speckata.checks.decoding import check_count, check_prompt, check_temperature
-from speckata.models.recording import RecordingModel
+from speckata.checks.decoding import check_prompt_and_counts
+from speckata.models.recording import RecordingModel, passed_through
 
 LAYER_INTERFACE = ("embed_new", "forward_layers", "exit_logits", "num_layers", "width", "layer_cache_lengths",
                    "layer_computations", "crop", "reset", "cache_length", "vocab_size")
@@ -52,11 +52,7 @@ def check_early_exit_inputs(model, prompt_ids, max_new_tokens, exit_layer, gamma
     """Every check of exercise 23's decoder, in this order; returns the prompt as a list of ints."""
     check_layer_interface(model)
     check_exit_layer(model, exit_layer)
-    prompt = check_prompt(prompt_ids, model.vocab_size)
-    check_count("max_new_tokens", max_new_tokens, 0)
-    check_count("gamma", gamma, 1)
-    check_temperature(temperature)
-    return prompt
+    return check_prompt_and_counts(prompt_ids, model.vocab_size, max_new_tokens, gamma, temperature)
 
 
 class RecordingLayerModel(RecordingModel):
@@ -65,21 +61,10 @@ class RecordingLayerModel(RecordingModel):
     computes no layer and is not recorded. ``crop_layers`` is ``('crop_layers', length,
     start_layer, end_layer, lengths before)``."""
 
-    @property
-    def num_layers(self) -> int:
-        return self.model.num_layers
-
-    @property
-    def width(self) -> int:
-        return self.model.width
-
-    @property
-    def layer_cache_lengths(self) -> tuple[int, ...]:
-        return self.model.layer_cache_lengths
-
-    @property
-    def layer_computations(self) -> int:
-        return self.model.layer_computations
+    num_layers = passed_through("num_layers")
+    width = passed_through("width")
+    layer_cache_lengths = passed_through("layer_cache_lengths")
+    layer_computations = passed_through("layer_computations")
 
     def embed_new(self, ids) -> torch.Tensor:
         listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))

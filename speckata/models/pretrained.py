@@ -21,13 +21,18 @@ from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 WEIGHTS = Path(__file__).with_name("weights")
 
 
+def _committed_json(name: str, what_ships: str, trainer: str) -> dict:
+    """weights/``name``, which ships with the package; if missing, say which trainer writes it."""
+    path = WEIGHTS / name
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: {what_ships} with the package (python -m {trainer})")
+    return json.loads(path.read_text())
+
+
 @lru_cache(maxsize=1)
 def settings() -> dict:
     """What produced the weights: model settings, losses, seconds, versions (weights/settings.json)."""
-    path = WEIGHTS / "settings.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: the trained weights ship with the package (python -m trainers.train_models)")
-    return json.loads(path.read_text())
+    return _committed_json("settings.json", "the trained weights ship", "trainers.train_models")
 
 
 @lru_cache(maxsize=None)
@@ -35,12 +40,16 @@ def _state(name: str) -> dict:
     return torch.load(WEIGHTS / f"{name}.pt", map_location="cpu", weights_only=True)
 
 
+def _built(config: dict, weights: str, dtype: torch.dtype) -> GPT:
+    """A GPT of ``config`` holding the committed weights/``weights``.pt in ``dtype``, in eval mode."""
+    model = GPT(GPTConfig(**config))
+    model.load_state_dict({key: value.to(dtype) for key, value in _state(weights).items()})
+    return model.to(dtype).eval()
+
+
 def load(name: str, dtype: torch.dtype = torch.float32) -> GPT:
     """A fresh model (empty cache) with the committed weights of ``name``, in eval mode."""
-    config = GPTConfig(**settings()["models"][name]["config"])
-    model = GPT(config)
-    model.load_state_dict({key: value.to(dtype) for key, value in _state(name).items()})
-    return model.to(dtype).eval()
+    return _built(settings()["models"][name]["config"], name, dtype)
 
 
 def load_target(dtype: torch.dtype = torch.float32) -> GPT:
@@ -54,18 +63,13 @@ def load_draft(dtype: torch.dtype = torch.float32) -> GPT:
 def load_layerskip_target(dtype: torch.dtype = torch.float32) -> GPT:
     """The shipped target's twin trained with LayerSkip's recipe so that its early exits draft well
     (exercise 23; ``python -m trainers.train_layerskip``; settings and figures: ``layerskip_settings()``)."""
-    model = GPT(GPTConfig(**layerskip_settings()["config"]))
-    model.load_state_dict({key: value.to(dtype) for key, value in _state("layerskip_target").items()})
-    return model.to(dtype).eval()
+    return _built(layerskip_settings()["config"], "layerskip_target", dtype)
 
 
 @lru_cache(maxsize=1)
 def layerskip_settings() -> dict:
     """What trained the LayerSkip target, and what was measured on it (weights/layerskip.json)."""
-    path = WEIGHTS / "layerskip.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: the LayerSkip target ships with the package (python -m trainers.train_layerskip)")
-    return json.loads(path.read_text())
+    return _committed_json("layerskip.json", "the LayerSkip target ships", "trainers.train_layerskip")
 
 
 def load_word_draft(dtype: torch.dtype = torch.float32) -> GPT:

@@ -20,6 +20,11 @@ import torch
 _CLOCK = itertools.count()
 
 
+def passed_through(name: str) -> property:
+    """A read-only property that answers what the wrapped model's own ``name`` says (not recorded)."""
+    return property(lambda self: getattr(self.model, name), doc=f"The wrapped model's ``{name}``.")
+
+
 class RecordingModel:
     """Delegates to ``model`` and appends one entry per call to ``calls``:
 
@@ -49,13 +54,8 @@ class RecordingModel:
         self.stamps.append(next(_CLOCK))
         self.states.append(None if self.generator is None else self.generator.get_state())
 
-    @property
-    def vocab_size(self) -> int:
-        return self.model.vocab_size
-
-    @property
-    def cache_length(self) -> int:
-        return self.model.cache_length
+    vocab_size = passed_through("vocab_size")
+    cache_length = passed_through("cache_length")
 
     def forward_new(self, ids) -> torch.Tensor:
         listed = tuple(int(i) for i in (ids.tolist() if isinstance(ids, torch.Tensor) else ids))
@@ -81,13 +81,8 @@ class RecordingModel:
 
     # The ragged batch (exercise 25) ---------------------------------------------------------------
 
-    @property
-    def context(self):
-        return self.model.context
-
-    @property
-    def row_lengths(self) -> tuple[int, ...]:
-        return self.model.row_lengths
+    context = passed_through("context")
+    row_lengths = passed_through("row_lengths")
 
     def reset_rows(self, batch_size) -> None:
         self._record(("reset_rows", batch_size, self.model.row_lengths))
