@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from speckata.cli.grade_summary import output_names
-from speckata.grading.isolation.bubblewrap import sandbox_problem
 from speckata.manifest import load_manifest, repo_root
+from tests.maintainer.grade_folders import exercises_folder, sandboxed_run_folder
 from tests.maintainer.process_lines import command_lines
 
 ROOT = repo_root()
@@ -80,13 +80,8 @@ def repository_fingerprint() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    problem = sandbox_problem()
-    if problem:
-        pytest.fail(f"kata grade needs its sandbox here: {problem}")
-    base = tmp_path_factory.mktemp("class")
-    untouched, empty = base / "a" / "exercises", base / "b" / "exercises"
-    untouched.mkdir(parents=True)
-    empty.mkdir(parents=True)
+    base = sandboxed_run_folder(tmp_path_factory, "class")
+    untouched, empty = exercises_folder(base, "a"), exercises_folder(base, "b")
     shutil.copy(ROOT / "exercises" / "ex01_speculative_step.py", untouched)
     seed_file = base / "seed"
     seed_file.write_text(SEED)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from speckata.grading.isolation.bubblewrap import sandbox_problem
 from speckata.manifest import repo_root
+from tests.maintainer.grade_folders import exercises_folder, sandboxed_run_folder
 from tests.maintainer.process_lines import command_lines
 
 ROOT = repo_root()
@@ -47,12 +47,8 @@ def kata_grade(folders: list[Path], out: Path, exercise: str, tmpdir: Path) -> s
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    problem = sandbox_problem()
-    if problem:
-        pytest.fail(f"kata grade needs its sandbox here: {problem}")
-    base = tmp_path_factory.mktemp("boundary")
-    sparse = base / "sparse" / "exercises"
-    sparse.mkdir(parents=True)
+    base = sandboxed_run_folder(tmp_path_factory, "boundary")
+    sparse = exercises_folder(base, "sparse")
     (sparse / "ex01_speculative_step.py").write_bytes((HONEST / "ex01_speculative_step.py").read_bytes())
     with open(sparse / "weights.bin", "wb") as file:
         file.truncate(2 * 1024**3)  # 2 GiB that take no disk: the copy must refuse it unread
