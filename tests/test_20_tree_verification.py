@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading.events import lead_with_difference
 from speckata.grading.streams import case_seed
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.markov import MarkovModel, random_markov_model
@@ -23,7 +24,7 @@ from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
 from speckata.models.tree_shapes import chain, top_k_tree
 from tests.reference.ex20_reference import reference_generate
-from tests.reference.ex20_report import check_calls
+from tests.reference.ex20_report import check_calls, raised_difference
 from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "20-tree-verification"
@@ -53,8 +54,12 @@ def run(target, draft, prompt, max_new_tokens, tree, seed, temperature=1.0, chil
     target.reset()
     target.forward_new([prompt[0]])  # stale caches: the contract starts with reset()
     rec_target, rec_draft, generator = RecordingModel(target), RecordingModel(draft), torch.Generator().manual_seed(seed)
-    got = call_learner(tree_speculative_generate(), rec_target, rec_draft, list(prompt), max_new_tokens, tree,
-                       generator, temperature, children, case=case)
+    try:
+        got = call_learner(tree_speculative_generate(), rec_target, rec_draft, list(prompt), max_new_tokens, tree,
+                           generator, temperature, children, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        first = raised_difference({"target": rec_target, "draft": rec_draft}, {"target": expected.target, "draft": expected.draft})
+        raise lead_with_difference(failure, "tree_speculative_generate", first) from None
     return got, rec_target, rec_draft, generator, expected, ours, case
 
 
