@@ -127,8 +127,8 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
     calls = [c for c in compared(model.calls) if c[0] in ("hidden", "forward", "crop")]
     for index, (want, have) in enumerate(zip(wanted, calls)):
         if want != have:
-            raise GradingFailure(f"Call {index} on the target differs from exercise 22's:\n  expected {shown(want)}\n"
-                                 f"  got      {shown(have)}\n{case}")
+            raise GradingFailure(f"eagle_cached_generate made call {index} on the target, {shown(have)}, where exercise "
+                                 f"22's contract makes {shown(want)}.\n  expected {shown(want)}\n  got      {shown(have)}\n{case}")
     if len(calls) != len(wanted):
         raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you "
                              f"made {len(calls)}.\n{case}")

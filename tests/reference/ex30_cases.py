@@ -106,7 +106,9 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
         have = calls[index] if index < len(calls) else None
         if want != have:
             rounds = "\n".join("    " + line for line in expected.rounds[:6])
-            raise GradingFailure(f"Call {index} on the target differs from the contract's:\n  expected "
+            raise GradingFailure(f"eagle2_generate made call {index} on the target, "
+                                 f"{target_call(have) if have else 'no call'}, where the contract makes "
+                                 f"{target_call(want) if want else 'no more calls'}.\n  expected "
                                  f"{target_call(want) if want else 'no more calls'}\n  got      "
                                  f"{target_call(have) if have else 'no more calls'}\n  the reference's rounds:\n"
                                  f"{rounds}\n{case}")
