@@ -2,8 +2,9 @@
 
 A decoder's run is a stream of events: the calls it makes on each model, the random numbers it
 draws between them, the tokens each round emits. An exercise that replays a reference's trace
-(10, 12, 13, 19-25, 27) finds, for each kind, where the learner's stream first leaves the
-contract's, and reports the one that comes first in the round they belong to:
+finds, for each kind, where the learner's stream first leaves the contract's, and reports the one
+that comes first in the round they belong to (10 and 12: tests/reference/ex10_events.py; 25 and
+27: ex25_replay.py; 19-23 and 28-30 compare their calls with the crop rule and ``call_mismatch``):
 
     phase 0 (BEFORE)   the calls of a round and the draws made between them,
     phase 1 (TOKENS)   the tokens the round emitted,

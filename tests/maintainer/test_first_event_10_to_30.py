@@ -13,7 +13,9 @@ from __future__ import annotations
 import importlib
 
 import pytest
+import torch
 
+from speckata.grading.events import draw_difference, marks, round_draw_difference
 from speckata.grading.learner_code import install_finder
 from tests.maintainer.test_diagnostics_14_to_17 import edited_solution, failure_of
 
@@ -54,7 +56,7 @@ def run_wrong(tmp_path, monkeypatch, exercise_id, edits, test, *args):
     return str(failure_of(getattr(suite, test), *args)).splitlines()[0]
 
 
-# Item 1: a round's count of draws and a round's tokens, named before what they change later ---------------
+# Wrong versions: (find, replace) edits of the solutions ---------------------------------------------------
 
 TWO_UNIFORMS_10 = ("        if draw_uniform(generator) < float(p[i, x] / q[i][x]):",
                    "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(p[i, x] / q[i][x]):")
@@ -64,35 +66,6 @@ TWO_UNIFORMS_12 = ("        if draw_uniform(generator) < float(p[i, y]):",
 ONE_MORE_UNIFORM_27 = ("drafted = sample_rows(probs, torch.rand((len(active),), generator=generator, dtype=torch.float64))",
                        "drafted = sample_rows(probs, torch.rand((len(active) + 1,), generator=generator, "
                        "dtype=torch.float64)[: len(active)])")
-
-
-def test_10_two_uniforms_per_tested_draft_is_a_round_draw_count_by_name(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "10-speculative-generate", [TWO_UNIFORMS_10], "test_worked_example")
-    assert line == ("speculative_generate drew 7 uniforms in round 1 where the contract draws 5 uniforms; "
-                    "everything before was right."), line
-
-
-def test_10_a_rejection_resampled_from_p_is_named_by_the_round_and_its_replacement(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "10-speculative-generate", [RESIDUAL_FROM_P_10],
-                     "test_rejection_crops_both_caches_to_the_kept_sequence")
-    assert line == ("speculative_generate emitted another token than the contract's in round 1 (new token 0: the "
-                    "contract's is the replacement of a rejected draft); everything before was right."), line
-
-
-def test_12_two_uniforms_per_tested_token_is_a_round_draw_count_by_name(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "12-cross-tokenizer", [TWO_UNIFORMS_12], "test_toy_worked_case")
-    assert line == ("cross_tokenizer_generate drew 5 uniforms in round 1 where the contract draws 3 uniforms; "
-                    "everything before was right."), line
-
-
-def test_27_one_uniform_too_many_per_draft_step_is_a_draw_count_by_name(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "27-adaptive-draft-length", [ONE_MORE_UNIFORM_27], "test_worked_example")
-    assert line == ("adaptive_speculative_generate drew 3 uniforms in round 1 where the contract draws 2 uniforms; "
-                    "everything before was right."), line
-
-
-# Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second ------------
-
 CROP_KEEPS_NEWEST_12 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
 KEEP_ONE_MORE_20 = ("        target.keep_path(list(range(m)) + [m + node for node in path])",
                     "        target.keep_path(list(range(m)) + [m + node for node in path] + [m + len(path)])")
@@ -102,50 +75,62 @@ CROP_KEEPS_NEWEST_23 = ("            model.crop(len(sequence) - 1)", "          
 CROP_KEEPS_NEWEST_28 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
 KEEP_ONE_MORE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
                     "        target.keep_path([0] + [1 + node for node in path] + [1 + len(path)])")
+RIGHT = "; everything before was right."
 RAISED = "; everything before was right. Then it raised:"
 
+# name: (exercise, edit, the suite's test, the first line it must show)
+FIRST_LINES = {
+    # Item 1: a round's count of draws and a round's tokens, named before what they change later
+    "10: two uniforms per tested draft are a round's draw count, by name": (
+        "10-speculative-generate", TWO_UNIFORMS_10, "test_worked_example",
+        "speculative_generate drew 7 uniforms in round 1 where the contract draws 5 uniforms" + RIGHT),
+    "10: a rejection resampled from p is named by its round and its replacement": (
+        "10-speculative-generate", RESIDUAL_FROM_P_10, "test_rejection_crops_both_caches_to_the_kept_sequence",
+        "speculative_generate emitted another token than the contract's in round 1 (new token 0: the contract's is "
+        "the replacement of a rejected draft)" + RIGHT),
+    "12: two uniforms per tested token are a round's draw count, by name": (
+        "12-cross-tokenizer", TWO_UNIFORMS_12, "test_toy_worked_case",
+        "cross_tokenizer_generate drew 5 uniforms in round 1 where the contract draws 3 uniforms" + RIGHT),
+    "27: one uniform too many per draft step is a round's draw count, by name": (
+        "27-adaptive-draft-length", ONE_MORE_UNIFORM_27, "test_worked_example",
+        "adaptive_speculative_generate drew 3 uniforms in round 1 where the contract draws 2 uniforms" + RIGHT),
+    # Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second
+    "12: a crop that keeps the newest token leads before the exception": (
+        "12-cross-tokenizer", CROP_KEEPS_NEWEST_12, "test_toy_worked_case",
+        "cross_tokenizer_generate cropped the target's cache to 6 tokens in round 1, which keeps all 6, the newest "
+        "token included; the contract crops it to 5 = len(sequence) - 1" + RAISED),
+    "20: a keep_path with one node too many leads before the exception": (
+        "20-tree-verification", KEEP_ONE_MORE_20, "test_worked_example",
+        "tree_speculative_generate made call 1 on the target, keep_path([0, 2, 2], cache 3), where the contract "
+        "makes keep_path([0, 2], cache 3)" + RAISED),
+    "21: a crop that counts the accepted guesses twice leads before the exception": (
+        "21-medusa-heads", CROP_COUNTS_ACCEPTED_TWICE_21, "test_worked_example_decoding",
+        "medusa_generate made call 2, crop(24) with 25 tokens cached, where the contract makes crop(23) with 25 "
+        "tokens cached" + RAISED),
+    "22: a crop that keeps the newest token leads with the crop it leaves out": (
+        "22-eagle-head", CROP_KEEPS_NEWEST_22, "test_worked_example_decoding",
+        "eagle_generate made call 4, forward_new_hidden([73, 70, 1]) with 33 tokens cached, where the contract "
+        "makes crop(32) with 33 tokens cached" + RAISED),
+    "23: a crop that keeps the newest token leads before the exception": (
+        "23-early-exit", CROP_KEEPS_NEWEST_23, "test_worked_example_generate",
+        "early_exit_generate made call 11, crop(22) with 25 tokens in every layer, where the contract makes "
+        "crop(21) with 25 tokens in every layer" + RAISED),
+    "28: a crop that keeps the newest token leads with the crop it leaves out": (
+        "28-eagle-head-cache", CROP_KEEPS_NEWEST_28, "test_worked_example_decoding",
+        "eagle_cached_generate made call 4 on the target, forward_new_hidden([73, 70, 1]) with 33 tokens cached, "
+        "where the contract makes crop(32) with 33 tokens cached" + RAISED),
+    "29: a keep_path with one node too many leads before the exception": (
+        "29-medusa-tree", KEEP_ONE_MORE_29, "test_worked_example_decoding",
+        "medusa_tree_generate made call 2 on the target, keep_path([0, 1, 5, 3], cache 29), where the contract "
+        "makes keep_path([0, 1, 5], cache 29)" + RAISED),
+}
 
-def test_12_a_crop_that_keeps_the_newest_token_leads_before_the_exception(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "12-cross-tokenizer", [CROP_KEEPS_NEWEST_12], "test_toy_worked_case")
-    assert line == ("cross_tokenizer_generate cropped the target's cache to 6 tokens in round 1, which keeps all 6, "
-                    "the newest token included; the contract crops it to 5 = len(sequence) - 1" + RAISED), line
 
-
-def test_20_a_keep_path_with_one_node_too_many_leads_before_the_exception(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "20-tree-verification", [KEEP_ONE_MORE_20], "test_worked_example")
-    assert line == ("tree_speculative_generate made call 1 on the target, keep_path([0, 2, 2], cache 3), where the "
-                    "contract makes keep_path([0, 2], cache 3)" + RAISED), line
-
-
-def test_21_a_crop_that_counts_the_accepted_guesses_twice_leads_before_the_exception(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "21-medusa-heads", [CROP_COUNTS_ACCEPTED_TWICE_21],
-                     "test_worked_example_decoding")
-    assert line == ("medusa_generate made call 2, crop(24) with 25 tokens cached, where the contract makes crop(23) "
-                    "with 25 tokens cached" + RAISED), line
-
-
-def test_22_a_crop_that_keeps_the_newest_token_leads_with_the_missing_crop(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "22-eagle-head", [CROP_KEEPS_NEWEST_22], "test_worked_example_decoding")
-    assert line == ("eagle_generate made call 4, forward_new_hidden([73, 70, 1]) with 33 tokens cached, where the "
-                    "contract makes crop(32) with 33 tokens cached" + RAISED), line
-
-
-def test_23_a_crop_that_keeps_the_newest_token_leads_before_the_exception(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "23-early-exit", [CROP_KEEPS_NEWEST_23], "test_worked_example_generate")
-    assert line == ("early_exit_generate made call 11, crop(22) with 25 tokens in every layer, where the contract "
-                    "makes crop(21) with 25 tokens in every layer" + RAISED), line
-
-
-def test_28_a_crop_that_keeps_the_newest_token_leads_with_the_missing_crop(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "28-eagle-head-cache", [CROP_KEEPS_NEWEST_28], "test_worked_example_decoding")
-    assert line == ("eagle_cached_generate made call 4 on the target, forward_new_hidden([73, 70, 1]) with 33 tokens "
-                    "cached, where the contract makes crop(32) with 33 tokens cached" + RAISED), line
-
-
-def test_29_a_keep_path_with_one_node_too_many_leads_before_the_exception(tmp_path, monkeypatch):
-    line = run_wrong(tmp_path, monkeypatch, "29-medusa-tree", [KEEP_ONE_MORE_29], "test_worked_example_decoding")
-    assert line == ("medusa_tree_generate made call 2 on the target, keep_path([0, 1, 5, 3], cache 29), where the "
-                    "contract makes keep_path([0, 1, 5], cache 29)" + RAISED), line
+@pytest.mark.parametrize("name", list(FIRST_LINES))
+def test_the_first_line_names_the_function_and_the_step_that_differ(tmp_path, monkeypatch, name):
+    exercise_id, edit, test, expected = FIRST_LINES[name]
+    line = run_wrong(tmp_path, monkeypatch, exercise_id, [edit], test)
+    assert line == expected, line
 
 
 # Item 5: a crop that changes nothing is neither required nor refused ------------------------------------
@@ -182,3 +167,28 @@ HARMLESS = {
 def test_a_crop_that_changes_nothing_passes(tmp_path, monkeypatch, name):
     exercise_id, edits, test = HARMLESS[name]
     assert run_wrong(tmp_path, monkeypatch, exercise_id, edits, f"passes:{test}") is None
+
+
+# The draw count of a round, not which of its calls the draws fall between ------------------------------
+
+def states_after(*counts):
+    """A generator's state at the start and after each batch of ``counts`` float64 uniforms."""
+    generator = torch.Generator().manual_seed(5)
+    states = [generator.get_state()]
+    for count in counts:
+        torch.rand((count,), dtype=torch.float64, generator=generator)
+        states.append(generator.get_state())
+    return states
+
+
+def test_a_rounds_draws_moved_across_one_of_its_calls_are_no_difference_but_another_count_is():
+    start, two, three = states_after(2, 1)  # the contract: 2 uniforms, a call, 1 more, then round 2
+    contract = ([(1, start), (1, two), (2, three)], three)
+    moved = ([(1, start), (1, three), (2, three)], three)  # all 3 before round 1's second call
+    assert draw_difference(marks(*contract, start), marks(*moved, start), start) is not None
+    assert round_draw_difference(contract, moved, start, [0, 1, 2]) is None
+    four = states_after(4)[1]
+    one_more = ([(1, start), (1, two), (2, four)], four)
+    difference = round_draw_difference(contract, one_more, start, [0, 1, 2])
+    assert difference.headline == "drew 4 uniforms in round 1 where the contract draws 3 uniforms", difference
+    assert (difference.round, difference.order) == (1, 1.5), difference

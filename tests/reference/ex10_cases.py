@@ -124,9 +124,10 @@ def check_case(function, models: str, target, draft, prompt, max_new_tokens, gam
         raise mismatch_report(headline, case, trace, result.tokens, rec_target, rec_draft).failure()
 
     calls = learner_calls(rec_target, rec_draft)
-    first = earliest(call_event(trace.calls, calls),
-                     draw_event(reference, (rec_target, rec_draft), start, reference_final, learner_generator.get_state()),
-                     tokens_event(trace.tokens, result.tokens, lambda index: token_round(trace, index)))
+    found = [call_event(trace.calls, calls), tokens_event(trace.tokens, result.tokens, lambda index: token_round(trace, index))]
+    if any(found) or not torch.equal(reference_final, learner_generator.get_state()):  # the draws counted only then
+        found.append(draw_event(reference, (rec_target, rec_draft), start, reference_final, learner_generator.get_state()))
+    first = earliest(*found)
     if first is not None:
         fail(f"speculative_generate {first.headline}; everything before was right.")
     stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
