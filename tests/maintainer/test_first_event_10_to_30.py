@@ -66,6 +66,9 @@ TWO_UNIFORMS_12 = ("        if draw_uniform(generator) < float(p[i, y]):",
 ONE_MORE_UNIFORM_27 = ("drafted = sample_rows(probs, torch.rand((len(active),), generator=generator, dtype=torch.float64))",
                        "drafted = sample_rows(probs, torch.rand((len(active) + 1,), generator=generator, "
                        "dtype=torch.float64)[: len(active)])")
+TWO_UNIFORMS_23 = ("        if draw_uniform(generator) < float(p[i, x] / q[i, x]):",
+                   "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(p[i, x] / q[i, x]):")
+RESIDUAL_FROM_P_23 = RESIDUAL_FROM_P_10
 CROP_KEEPS_NEWEST_12 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
 KEEP_ONE_MORE_20 = ("        target.keep_path(list(range(m)) + [m + node for node in path])",
                     "        target.keep_path(list(range(m)) + [m + node for node in path] + [m + len(path)])")
@@ -91,6 +94,13 @@ FIRST_LINES = {
     "12: two uniforms per tested token are a round's draw count, by name": (
         "12-cross-tokenizer", TWO_UNIFORMS_12, "test_toy_worked_case",
         "cross_tokenizer_generate drew 5 uniforms in round 1 where the contract draws 3 uniforms" + RIGHT),
+    "23: two uniforms per tested draft are a round's draw count, by name": (
+        "23-early-exit", TWO_UNIFORMS_23, "test_worked_example_generate",
+        "early_exit_generate drew 7 uniforms in round 1 where the contract draws 6 uniforms" + RIGHT),
+    "23: a rejection resampled from p is named by the round whose tokens differ": (
+        "23-early-exit", RESIDUAL_FROM_P_23, "test_random_tiny_models_match_the_reference",
+        "early_exit_generate emitted [4] in round 3; the contract emits [0] there (0 drafts accepted, then one more "
+        "token)" + RIGHT),
     "27: one uniform too many per draft step is a round's draw count, by name": (
         "27-adaptive-draft-length", ONE_MORE_UNIFORM_27, "test_worked_example",
         "adaptive_speculative_generate drew 3 uniforms in round 1 where the contract draws 2 uniforms" + RIGHT),
