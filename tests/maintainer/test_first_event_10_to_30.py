@@ -69,6 +69,10 @@ ONE_MORE_UNIFORM_27 = ("drafted = sample_rows(probs, torch.rand((len(active),), 
 TWO_UNIFORMS_23 = ("        if draw_uniform(generator) < float(p[i, x] / q[i, x]):",
                    "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(p[i, x] / q[i, x]):")
 RESIDUAL_FROM_P_23 = RESIDUAL_FROM_P_10
+TWO_UNIFORMS_20 = ("        if draw_uniform(generator) < float(target[x] / q[x]):",
+                   "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(target[x] / q[x]):")
+BONUS_TWICE_29 = ("    return path, sample_token(p[node + 1], generator)  #",
+                  "    return path, (sample_token(p[node + 1], generator), sample_token(p[node + 1], generator))[1]  #")
 CROP_KEEPS_NEWEST_12 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
 KEEP_ONE_MORE_20 = ("        target.keep_path(list(range(m)) + [m + node for node in path])",
                     "        target.keep_path(list(range(m)) + [m + node for node in path] + [m + len(path)])")
@@ -94,6 +98,9 @@ FIRST_LINES = {
     "12: two uniforms per tested token are a round's draw count, by name": (
         "12-cross-tokenizer", TWO_UNIFORMS_12, "test_toy_worked_case",
         "cross_tokenizer_generate drew 5 uniforms in round 1 where the contract draws 3 uniforms" + RIGHT),
+    "20: two uniforms per tried child are a round's draw count, not the walk they change": (
+        "20-tree-verification", TWO_UNIFORMS_20, "test_random_markov_cases_match_the_reference",
+        "tree_speculative_generate drew 13 uniforms in round 1 where the contract draws 10 uniforms" + RIGHT),
     "23: two uniforms per tested draft are a round's draw count, by name": (
         "23-early-exit", TWO_UNIFORMS_23, "test_worked_example_generate",
         "early_exit_generate drew 7 uniforms in round 1 where the contract draws 6 uniforms" + RIGHT),
@@ -104,6 +111,9 @@ FIRST_LINES = {
     "27: one uniform too many per draft step is a round's draw count, by name": (
         "27-adaptive-draft-length", ONE_MORE_UNIFORM_27, "test_worked_example",
         "adaptive_speculative_generate drew 3 uniforms in round 1 where the contract draws 2 uniforms" + RIGHT),
+    "29: a bonus token sampled twice is a round's draw count, by name": (
+        "29-medusa-tree", BONUS_TWICE_29, "test_worked_example_decoding",
+        "medusa_tree_generate drew 6 uniforms in round 1 where the contract draws 5 uniforms" + RIGHT),
     # Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second
     "12: a crop that keeps the newest token leads before the exception": (
         "12-cross-tokenizer", CROP_KEEPS_NEWEST_12, "test_toy_worked_case",

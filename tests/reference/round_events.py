@@ -11,21 +11,23 @@ between calls are counted from the generator's states.
 
 from __future__ import annotations
 
+import torch
+
 from speckata.grading.events import BEFORE, CLOSING, TOKENS, Difference, changes_nothing, earliest, round_draw_difference
 from speckata.grading.failures import GradingFailure
 
 
 def entries(recorders, kinds, verifies, closes) -> list[tuple]:
     """(round, call, generator state before it, place among all the calls, model) of each compared call
-    of ``recorders`` in the order they were made; ``verifies(call)``: the call is a round's verification
-    pass; ``closes(call)``: it ends the round of the pass before it."""
+    of ``recorders`` (the target first) in the order they were made; ``verifies(call)``: the target's call
+    is a round's verification pass; ``closes(call)``: it ends the round of the pass before it."""
     merged = sorted((stamp, model, i) for model, recorder in enumerate(recorders) for i, stamp in enumerate(recorder.stamps))
     found, passes = [], 0
     for place, (_, model, i) in enumerate(merged):
         call = recorders[model].calls[i]
         if call[0] in kinds and not changes_nothing(call):
             found.append((max(passes, 1) if closes(call) else passes + 1, call, recorders[model].states[i], place, model))
-        passes += verifies(call)
+        passes += model == 0 and verifies(call)
     return found
 
 
@@ -66,3 +68,23 @@ def lead_with_round_event(name, expected, got, start, finals, tokens=None, close
     first = earliest(call_difference(expected, got, closes), draws, tokens_difference(*tokens) if tokens else None)
     if first is not None and first.headline:
         raise GradingFailure(f"{name} {first.headline}; everything before was right.\n{detail}")
+
+
+def tree_pass(call) -> bool:
+    return call[0] == "tree"
+
+
+def keeps_path(call) -> bool:
+    return call[0] == "keep_path"
+
+
+def lead_with_tree_draws(name, recorders, expected_recorders, generators, kinds, detail):
+    """Exercises 20 and 29 (a round: the target's tree pass, then keep_path): a round's count of draws that
+    differs before any call does is named first; the tokens are left to the suite's walk report.
+    ``generators``: the reference's and the learner's, after their runs (nothing to do when they agree)."""
+    finals = tuple(generator.get_state() for generator in generators)
+    if torch.equal(*finals):
+        return
+    start = expected_recorders[0].states[0]  # the contract's first call, reset(), comes before any draw
+    lead_with_round_event(name, *(entries(r, kinds, tree_pass, keeps_path) for r in (expected_recorders, recorders)),
+                          start, finals, closes=keeps_path, detail=detail)
