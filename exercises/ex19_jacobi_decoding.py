@@ -35,7 +35,7 @@ until max_new_tokens tokens are out (sequence = prompt + tokens so far, L = len(
        predicted from a correct prefix, so it is right too, even when a = 0).
     4. Roll back: if the cache holds more than len(sequence) - 1 tokens, crop it to
        len(sequence) - 1 (it then holds the prompt, the kept tokens but the newest, and no wrong
-       guess). Do not crop otherwise.
+       guess). A crop that changes nothing (to the cache's own length) is allowed and not graded.
     5. The next guess: pred[a+1:] (the predictions for the positions still guessed), padded to n
        tokens by repeating pred[k] (the last prediction):  (pred[a+1:] + [pred[k]] * n)[:n].
 Pass i's entry in drafted_per_pass is its k, in accepted_per_pass its a. With max_new_tokens = 0

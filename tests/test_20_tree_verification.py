@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
+from speckata.grading.events import lead_with_difference
 from speckata.grading.streams import case_seed
 from speckata.models.decoding import autoregressive_generate
 from speckata.models.markov import MarkovModel, random_markov_model
@@ -23,7 +24,8 @@ from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
 from speckata.models.tree_shapes import chain, top_k_tree
 from tests.reference.ex20_reference import reference_generate
-from tests.reference.ex20_report import check_calls
+from tests.reference.ex20_report import KINDS, check_calls, raised_difference
+from tests.reference.round_events import lead_with_tree_draws
 from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "20-tree-verification"
@@ -52,9 +54,14 @@ def run(target, draft, prompt, max_new_tokens, tree, seed, temperature=1.0, chil
     expected = reference_generate(target, draft, list(prompt), max_new_tokens, tree, ours, temperature, children)
     target.reset()
     target.forward_new([prompt[0]])  # stale caches: the contract starts with reset()
-    rec_target, rec_draft, generator = RecordingModel(target), RecordingModel(draft), torch.Generator().manual_seed(seed)
-    got = call_learner(tree_speculative_generate(), rec_target, rec_draft, list(prompt), max_new_tokens, tree,
-                       generator, temperature, children, case=case)
+    generator = torch.Generator().manual_seed(seed)
+    rec_target, rec_draft = RecordingModel(target, generator), RecordingModel(draft, generator)
+    try:
+        got = call_learner(tree_speculative_generate(), rec_target, rec_draft, list(prompt), max_new_tokens, tree,
+                           generator, temperature, children, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        first = raised_difference({"target": rec_target, "draft": rec_draft}, {"target": expected.target, "draft": expected.draft})
+        raise lead_with_difference(failure, "tree_speculative_generate", first) from None
     return got, rec_target, rec_draft, generator, expected, ours, case
 
 
@@ -69,6 +76,8 @@ def check_tokens(got, tokens, case, what="the reference's"):
 
 
 def check_everything(got, rec_target, rec_draft, generator, expected, ours, case):
+    lead_with_tree_draws("tree_speculative_generate", [rec_target, rec_draft], [expected.target, expected.draft],
+                         (ours, generator), KINDS, case)  # a round's draw count, named before what it changed
     check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path", "crop"), case, expected, got)
     check_calls("draft", rec_draft, expected.draft, ("tree", "forward", "keep_path", "crop"), case, expected, got,
                 rec_target)

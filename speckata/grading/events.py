@@ -2,8 +2,10 @@
 
 A decoder's run is a stream of events: the calls it makes on each model, the random numbers it
 draws between them, the tokens each round emits. An exercise that replays a reference's trace
-(10, 12, 13, 19-25, 27) finds, for each kind, where the learner's stream first leaves the
-contract's, and reports the one that comes first in the round they belong to:
+finds, for each kind, where the learner's stream first leaves the contract's, and reports the one
+that comes first in the round they belong to (10 and 12: tests/reference/ex10_events.py; 25 and
+27: ex25_replay.py; 20, 23, 29: round_events.py; 19-23 and 28-30 compare their calls with the crop
+rule, and lead a raise with ``call_mismatch``):
 
     phase 0 (BEFORE)   the calls of a round and the draws made between them,
     phase 1 (TOKENS)   the tokens the round emitted,
@@ -101,17 +103,44 @@ class Mark:
     state: object
 
 
-def marks(rounds_and_states, final_state, start, first_round: int = 1) -> list[Mark]:
+def marks(rounds_and_states, final_state, start, first_round: int = 1, orders=None) -> list[Mark]:
     """One Mark per change of the generator's state, from ``start`` (its state when the function was
     called): ``rounds_and_states`` lists, for each compared call in the order it was made, (its round,
-    the generator's state before it); ``final_state`` is the state when the function returned."""
+    the generator's state before it); ``final_state`` is the state when the function returned.
+    ``orders``: each call's place among all the learner's calls (default: its place in the list)."""
     found, previous_round, previous = [], first_round, start
-    for order, (round_, state) in enumerate([*rounds_and_states, (None, final_state)]):
+    places = list(range(len(rounds_and_states)) if orders is None else orders)
+    places.append(places[-1] + 1 if places else 0)
+    for place, (round_, state) in zip(places, [*rounds_and_states, (None, final_state)]):
         if state is not None and not torch.equal(previous, state):
-            found.append(Mark(previous_round, order - 0.5, state))
+            found.append(Mark(previous_round, place - 0.5, state))
             previous = state
         previous_round = previous_round if round_ is None else round_
     return found
+
+
+def round_marks(rounds_and_states, final_state, start) -> list[Mark]:
+    """The generator's state at the end of each round only: one Mark per round that drew. Which calls of
+    its round a draw falls between is no part of the contract (drawing a round's uniforms before its
+    target pass draws the same numbers for the same purpose), only how many each round draws."""
+    openings, last = [], None
+    for round_, state in rounds_and_states:
+        if round_ != last:
+            openings.append((round_, state))
+            last = round_
+    return marks(openings, final_state, start)
+
+
+def round_draw_difference(expected, got, start, orders, unit: str = "uniforms") -> Difference | None:
+    """The first round whose count of draws differs; ``expected`` and ``got``: (rounds_and_states,
+    final_state) of each side's compared calls, ``orders`` the learner's calls' places. It sits at the
+    learner's first batch of draws that differs in that round, else after the round's calls."""
+    total = draw_difference(round_marks(*expected, start), round_marks(*got, start), start, unit)
+    if total is None:
+        return None
+    batch = draw_difference(marks(*expected, start), marks(*got, start, orders=orders), start, unit)
+    order = batch.order if batch is not None and batch.round == total.round else float("inf")
+    return Difference(total.round, BEFORE, order, total.headline)
 
 
 def draw_difference(expected: list[Mark], got: list[Mark], start, unit: str = "uniforms") -> Difference | None:
@@ -153,15 +182,19 @@ def lead_with_difference(failure: GradingFailure, function_name: str, difference
                           f"Then it raised:\n{failure}", getattr(failure, "detail", None))
 
 
-def call_mismatch(mine, theirs, shown) -> Difference | None:
+def call_mismatch(mine, theirs, shown, model: str = "", stamps=None) -> Difference | None:
     """The first of the learner's calls (what it made before raising) that is not the contract's call at
-    that place, the calls that change nothing left out on both sides; ``shown(call)`` puts one in words."""
+    that place, the calls that change nothing left out on both sides; ``shown(call)`` puts one in words.
+    With several models: ``model`` names this one, and ``stamps`` (its recorder's) place the difference
+    among all the learner's calls, so that ``earliest`` picks the one it made first."""
+    kept = [s for c, s in zip(mine, stamps) if not changes_nothing(c)] if stamps is not None else None
     mine, theirs = compared(mine), compared(theirs)
+    on = f" on the {model}" if model else ""
     index = next((i for i, (want, have) in enumerate(zip(theirs, mine)) if want != have), None)
     if index is None and len(mine) > len(theirs):
-        return Difference(0, BEFORE, len(theirs), f"made call {len(theirs)}, {shown(mine[len(theirs)])}, after "
-                                                  f"the contract's last call")
-    if index is None:
+        index, headline = len(theirs), f"made call {len(theirs)}{on}, {shown(mine[len(theirs)])}, after the contract's last call"
+    elif index is None:
         return None
-    return Difference(0, BEFORE, index, f"made call {index}, {shown(mine[index])}, where the contract makes "
-                                        f"{shown(theirs[index])}")
+    else:
+        headline = f"made call {index}{on}, {shown(mine[index])}, where the contract makes {shown(theirs[index])}"
+    return Difference(0, BEFORE, index if kept is None else kept[index], headline)

@@ -160,22 +160,3 @@ def call_log(expected: list[Call], got: list[Call], difference: CallDifference |
     header = "  " + "  ".join(f"{v:{'>' if i in (0, 3, 5) else '<'}{w}}" for i, (v, w) in enumerate(zip(titles, widths)))
     lines.insert(0, header.rstrip())
     return "\n".join(lines)
-
-
-def first_divergence(function_name: str, trace, tokens, calls, token_place) -> str:
-    """A headline naming the earliest round where the learner left the contract, and how.
-
-    ``token_place(index)`` gives the reference's round of new token ``index`` (from 1) and what the
-    contract emits there ('' when the report has nothing to add).
-    """
-    places = []
-    difference = first_call_difference(trace.calls, calls)
-    if difference is not None:
-        number = difference.got.round if difference.got else difference.expected.round
-        places.append((number, 0, difference_headline(difference, calls)))
-    index = first_difference(trace.tokens, tokens)
-    if index is not None:
-        number, what = token_place(index)
-        which = f"new token {index}: the contract's is {what}" if what else f"new token {index}"
-        places.append((number, 1, f"emitted another token than the contract's in round {number} ({which})"))
-    return f"{function_name} {min(places)[2]}; everything before was right."

@@ -12,8 +12,9 @@ import torch
 from speckata.grading import GradingFailure, call_learner
 from speckata.models.decoding import SpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
-from speckata.models.recording import RecordingModel
-from tests.reference.ex10_calls import difference_headline, first_call_difference, first_divergence, learner_calls
+from speckata.grading.events import earliest
+from tests.reference.ex10_calls import learner_calls
+from tests.reference.ex10_events import call_event, draw_event, recorders, tokens_event
 from tests.reference.ex10_reference import reference_generate
 from tests.reference.ex10_report import mismatch_report, raised_report
 
@@ -43,21 +44,29 @@ def describe(models: str, prompt, max_new_tokens, gamma, seed, temperature) -> s
 
 
 def run_learner(function, target, draft, prompt, max_new_tokens, gamma, seed, temperature, case, reference_models=None):
-    """The learner's result on recorded models; if their decoder raises, a report of its calls up to then."""
-    recorded_target, recorded_draft = RecordingModel(target), RecordingModel(draft)
+    """The learner's result on recorded models; if their decoder raises, a report led by the first
+    difference in what it did up to then (the exception is often its symptom)."""
     generator = torch.Generator().manual_seed(seed)
+    start = generator.get_state()
+    recorded_target, recorded_draft = recorders(target, draft, generator)
     try:
         result = call_learner(function, recorded_target, recorded_draft, list(prompt), max_new_tokens, gamma, generator,
                               temperature=temperature, case=case)
     except GradingFailure as failure:
-        ref_target, ref_draft = reference_models or (target, draft)
-        trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma,
-                                   torch.Generator().manual_seed(seed), temperature)
+        trace, reference = reference_run(reference_models or (target, draft), prompt, max_new_tokens, gamma, seed, temperature)
         calls = learner_calls(recorded_target, recorded_draft)
-        difference = first_call_difference(trace.calls, calls)
-        before = difference_headline(difference, calls) if difference and difference.got else ""
-        raise raised_report(str(failure), trace, recorded_target, recorded_draft, before).failure() from None
+        draws = draw_event(reference, (recorded_target, recorded_draft), start, None, None)
+        first = earliest(call_event(trace.calls, calls, complete=False),
+                         draws if draws is not None and draws.order != float("inf") else None)
+        raise raised_report(str(failure), trace, recorded_target, recorded_draft, first.headline if first else "").failure() from None
     return result, recorded_target, recorded_draft, generator
+
+
+def reference_run(models, prompt, max_new_tokens, gamma, seed, temperature):
+    """The reference's trace, and its recorders (with the generator: the states its draws leave)."""
+    generator = torch.Generator().manual_seed(seed)
+    reference = recorders(*models, generator)
+    return reference_generate(*reference, prompt, max_new_tokens, gamma, generator, temperature), reference
 
 
 def draws_difference(reference: torch.Generator, learner: torch.Generator) -> str:
@@ -108,22 +117,27 @@ def check_case(function, models: str, target, draft, prompt, max_new_tokens, gam
     result, rec_target, rec_draft, learner_generator = run_learner(function, target, draft, prompt, max_new_tokens, gamma,
                                                                    seed, temperature, case, reference_models)
     check_result_shape(result, max_new_tokens)
-    ref_target, ref_draft = reference_models or (target, draft)
-    reference_generator = torch.Generator().manual_seed(seed)
-    trace = reference_generate(ref_target, ref_draft, prompt, max_new_tokens, gamma, reference_generator, temperature)
+    trace, reference = reference_run(reference_models or (target, draft), prompt, max_new_tokens, gamma, seed, temperature)
+    reference_final, start = reference[0].generator.get_state(), torch.Generator().manual_seed(seed).get_state()
 
     def fail(headline):
         raise mismatch_report(headline, case, trace, result.tokens, rec_target, rec_draft).failure()
 
     calls = learner_calls(rec_target, rec_draft)
-    if first_call_difference(trace.calls, calls) is not None or result.tokens != trace.tokens:
-        fail(first_divergence("speculative_generate", trace, result.tokens, calls, lambda index: token_round(trace, index)))
+    found = [call_event(trace.calls, calls), tokens_event(trace.tokens, result.tokens, lambda index: token_round(trace, index))]
+    if any(found) or not torch.equal(reference_final, learner_generator.get_state()):  # the draws counted only then
+        found.append(draw_event(reference, (rec_target, rec_draft), start, reference_final, learner_generator.get_state()))
+    first = earliest(*found)
+    if first is not None:
+        fail(f"speculative_generate {first.headline}; everything before was right.")
     stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
              "target_passes": len(trace.target_feeds), "draft_passes": len(trace.draft_feeds)}
     for name, expected in stats.items():
         got = getattr(result, name)
         if got != expected:
             fail(f"The tokens are right but result.{name} is {got!r}; expected {expected!r}.")
+    reference_generator = torch.Generator()
+    reference_generator.set_state(reference_final)
     drawn = draws_difference(reference_generator, learner_generator)
     if drawn:
         fail(f"The tokens are right but speculative_generate drew {drawn} random numbers than the contract "

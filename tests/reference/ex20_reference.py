@@ -97,7 +97,7 @@ def decide(node, kids, tokens, p, q, stream, children, lines) -> tuple[list[int]
 
 def reference_generate(target, draft, prompt, max_new_tokens, tree, generator, temperature=1.0,
                        children="top_k") -> ReferenceRun:
-    run = ReferenceRun(target=RecordingModel(target), draft=RecordingModel(draft))
+    run = ReferenceRun(target=RecordingModel(target, generator), draft=RecordingModel(draft, generator))
     target, draft = run.target, run.draft
     full, sequence, stream = TreeShape(tree), list(prompt), uniforms(generator)
     target.reset()

@@ -9,6 +9,9 @@ or another token ending the round) and reports that round, with the reference's 
 from __future__ import annotations
 
 from speckata.grading import GradingFailure
+from speckata.grading.events import call_mismatch, compared, earliest
+
+KINDS = ("tree", "forward", "keep_path", "crop")  # the resets differ by what earlier cases left: not compared
 
 
 def shown(call) -> str:
@@ -62,8 +65,8 @@ def first_wrong_walk(learner_target, got, expected) -> tuple[int, str] | None:
 def check_calls(name, recorder, expected_recorder, kinds, case, expected, got=None, learner_target=None):
     """The calls of ``kinds`` one for one; a walk that went wrong in an earlier round than the first
     differing call is reported at its own round (a walk only changes the NEXT round's calls)."""
-    mine = [c for c in recorder.calls if c[0] in kinds]
-    theirs = [c for c in expected_recorder.calls if c[0] in kinds]
+    mine = [c for c in compared(recorder.calls) if c[0] in kinds]  # the crop rule: no-op crops are not compared
+    theirs = [c for c in compared(expected_recorder.calls) if c[0] in kinds]
     learner_target = learner_target or (recorder if name == "target" else None)
     for index, (want, have) in enumerate(zip(theirs, mine)):
         if want != have:
@@ -83,3 +86,13 @@ def check_calls(name, recorder, expected_recorder, kinds, case, expected, got=No
     if len(mine) != len(theirs):
         raise GradingFailure(f"The contract makes {len(theirs)} {'/'.join(kinds)} calls on the {name}; you made "
                              f"{len(mine)}.\n{case}")
+
+
+def raised_difference(recorders, expected, kinds=KINDS):
+    """The first of the learner's calls, on any model, that is not the contract's, in what it did before
+    raising: ``recorders`` maps a model's name to the learner's recorder, ``expected`` to the reference's."""
+    def mismatch(name):
+        mine = [(c, s) for c, s in zip(recorders[name].calls, recorders[name].stamps) if c[0] in kinds]
+        theirs = [c for c in expected[name].calls if c[0] in kinds]
+        return call_mismatch([c for c, _ in mine], theirs, shown, name, [s for _, s in mine])
+    return earliest(*(mismatch(name) for name in recorders))

@@ -17,6 +17,7 @@ from speckata.models.medusa import MedusaHeads, RecordingHiddenModel
 from tests.reference.ex21_reference import reference_generate
 
 EXERCISE = "21-medusa-heads"
+KINDS = ("hidden", "forward", "crop", "tree", "keep_path")  # the reset of a stale cache is the contract's start, not compared
 
 
 def tiny_gpt(seed: int, vocab: int = 7, width: int = 16) -> GPT:
@@ -60,7 +61,8 @@ def run(target, heads, prompt, max_new_tokens, what):
         got = call_learner(learner_function(EXERCISE, "medusa_generate"), recorder, heads, list(prompt), max_new_tokens,
                            case=case)
     except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
-        raise lead_with_difference(failure, "medusa_generate", call_mismatch(recorder.calls, expected.calls, shown)) from None
+        first = call_mismatch(*([c for c in calls if c[0] in KINDS] for calls in (recorder.calls, expected.calls)), shown)
+        raise lead_with_difference(failure, "medusa_generate", first) from None
     return got, recorder, expected, case
 
 
@@ -84,15 +86,15 @@ def check_tokens(got, expected_tokens, case, what="the reference's"):
 
 
 def check_run(got, recorder, expected, case):
-    kinds = ("hidden", "forward", "crop", "tree", "keep_path")
-    mine = [c for c in compared(recorder.calls) if c[0] in kinds]  # the crop rule: no-op crops are not compared
-    theirs = [c for c in compared(expected.calls) if c[0] in kinds]
+    mine = [c for c in compared(recorder.calls) if c[0] in KINDS]  # the crop rule: no-op crops are not compared
+    theirs = [c for c in compared(expected.calls) if c[0] in KINDS]
     for index, (want, have) in enumerate(zip(theirs, mine)):
         if want != have:
             done = sum(1 for c in theirs[:index] if c[0] == "crop")
             reasoning = "\n".join("    " + line for line in expected.rounds[max(0, done - 1): done + 1])
-            raise GradingFailure(f"Call {index} on the target differs from the contract's:\n  expected {shown(want)}\n"
-                                 f"  got      {shown(have)}\n  the reference's rounds around it:\n{reasoning}\n{case}")
+            raise GradingFailure(f"medusa_generate made call {index} on the target, {shown(have)}, where the contract makes "
+                                 f"{shown(want)}.\n  expected {shown(want)}\n  got      {shown(have)}\n"
+                                 f"  the reference's rounds around it:\n{reasoning}\n{case}")
     if len(mine) != len(theirs):
         raise GradingFailure(f"The contract makes {len(theirs)} calls (forward_new_hidden and crop) on the target; you "
                              f"made {len(mine)}: {[shown(c) for c in mine[len(theirs):len(theirs) + 2]]} "

@@ -86,7 +86,8 @@ def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed,
         if want != have:
             done = sum(1 for c in wanted[:index] if c[0] == "hidden") - 1
             rounds = "\n".join("    " + line for line in expected.rounds[max(0, done - 2): done + 1])
-            raise GradingFailure(f"Call {index} on the target differs from the contract's:\n  expected {shown(want)}\n"
+            raise GradingFailure(f"eagle_generate made call {index} on the target, {shown(have)}, where the contract makes "
+                                 f"{shown(want)}.\n  expected {shown(want)}\n"
                                  f"  got      {shown(have)}\n  the reference's rounds before it:\n{rounds}\n{case}")
     if len(calls) != len(wanted):
         raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you made "

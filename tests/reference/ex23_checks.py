@@ -16,12 +16,25 @@ from speckata.grading import GradingFailure, call_learner, learner_function
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.grading.round_table import Column, render_rounds
 from speckata.models.early_exit import RecordingLayerModel
+from tests.reference.round_events import entries, lead_with_round_event
 from speckata.models.pretrained import load_layerskip_target, load_target
 from tests.reference.ex23_reference import reference_draft, reference_generate, reference_verify
 
 EXERCISE = "23-early-exit"
 TARGETS = {"shipped": load_target, "layerskip": load_layerskip_target}  # name -> a fresh model
 TARGET_NAMES = {"shipped": "the committed target", "layerskip": "the committed LayerSkip target"}
+
+
+CALL_KINDS = ("embed", "layers", "crop", "crop_layers", "forward")  # the reset of the stale cache is not compared
+
+
+def verifies(call) -> bool:
+    """The round's verification pass: the remaining layers, from the exit on."""
+    return call[0] == "layers" and call[2] != 0
+
+
+def closes(call) -> bool:
+    return call[0] in ("crop", "crop_layers")
 
 
 def learner(name):
@@ -42,11 +55,11 @@ def shown(call) -> str:
     return f"{call[0]}{call[1:]}"
 
 
-def check_calls(mine, theirs, case, before=""):
+def check_calls(mine, theirs, case, before="", function="early_exit_generate"):
     for index, (want, have) in enumerate(zip(theirs, mine)):
         if want != have:
-            raise GradingFailure(f"Call {index} on the model differs from the contract's:\n  expected {shown(want)}\n"
-                                 f"  got      {shown(have)}\n{before}{case}")
+            raise GradingFailure(f"{function} made call {index}, {shown(have)}, where the contract makes {shown(want)}.\n"
+                                 f"  expected {shown(want)}\n  got      {shown(have)}\n{before}{case}")
     if len(mine) != len(theirs):
         extra = [shown(c) for c in (mine[len(theirs):] if len(mine) > len(theirs) else theirs[len(mine):])][:2]
         raise GradingFailure(f"The contract makes {len(theirs)} calls on the model; you made {len(mine)}. "
@@ -87,7 +100,7 @@ def check_draft(factory, sequence, exit_layer, gamma, seed, temperature, what, p
     generator = torch.Generator().manual_seed(seed)
     got = call_learner(learner("early_exit_draft"), model, list(sequence), exit_layer, gamma, generator, temperature,
                        case=case)
-    check_calls(model.calls, reference_model.calls, case)
+    check_calls(model.calls, reference_model.calls, case, function="early_exit_draft")
     if not isinstance(got, tuple) or len(got) != 3:
         raise GradingFailure(f"early_exit_draft must return (drafts, q, states); it returned {got!r:.120}.\n{case}")
     if list(got[0]) != drafts or not all(type(x) is int for x in got[0]):
@@ -120,7 +133,7 @@ def check_verify(factory, sequence, exit_layer, gamma, seed, temperature, what, 
                              f"layers {exit_layer}..{model.num_layers - 1}. The draft already ran the first "
                              f"{exit_layer} layers over {states.shape[0]} rows: reuse states, do not recompute them.\n"
                              f"  your calls: {[shown(c) for c in model.calls]}\n{case}")
-    check_calls(model.calls, reference_model.calls, case)
+    check_calls(model.calls, reference_model.calls, case, function="early_exit_verify")
     rows = f"\np: one row per draft and one more (row i after drafts[:i]): {len(drafts) + 1} rows, whatever the cache held"
     check_close("early_exit_verify's p", got, expected, case + rows, atol=1e-6)
     full = factory()
@@ -144,8 +157,8 @@ def check_generate(factory, prompt, max_new_tokens, exit_layer, gamma, seed, tem
     expected = reference_generate(factory(), prompt, max_new_tokens, exit_layer, gamma, seed, temperature)
     model = factory()
     model.forward_new(prompt[:1])  # a stale cache: the contract starts with reset()
-    recorder = RecordingLayerModel(model)
     generator = torch.Generator().manual_seed(seed)
+    recorder, start = RecordingLayerModel(model, generator), generator.get_state()
     before = model.layer_computations
     try:
         got = call_learner(learner("early_exit_generate"), recorder, list(prompt), max_new_tokens, exit_layer, gamma,
@@ -158,6 +171,11 @@ def check_generate(factory, prompt, max_new_tokens, exit_layer, gamma, seed, tem
     table = render_rounds(ROUND_COLUMNS, DECISION_COLUMNS, expected.rounds, yours=[str(t) for t in mine],
                           first=first).text
     rounds = f"The reference's rounds:\n{table}\n"
+    if mine != expected.tokens or not torch.equal(generator.get_state(), expected.generator_state):
+        lead_with_round_event("early_exit_generate", *(entries([r], CALL_KINDS, verifies, closes)
+                                                       for r in (expected.recorder, recorder)),
+                              start, (expected.generator_state, generator.get_state()),
+                              (expected.tokens, expected.accepted_per_pass, mine), closes, rounds + case)
     check_calls([c for c in compared(recorder.calls) if c[0] != "reset"],  # the crop rule: no-op crops not compared
                 [c for c in compared(expected.calls) if c[0] != "reset"], case, rounds)
     if mine != expected.tokens or not all(type(t) is int for t in mine):

@@ -96,13 +96,14 @@ class ReferenceRun:
     calls: list[tuple] = field(default_factory=list)
     rounds: list[TableRound] = field(default_factory=list)
     generator_state: torch.Tensor | None = None
+    recorder: RecordingLayerModel | None = None  # its calls, with the generator's state before each
 
 
 @torch.no_grad()
 def reference_generate(model, prompt, max_new_tokens, exit_layer, gamma, seed, temperature=1.0) -> ReferenceRun:
     """The contract's decoder, on a recorder of its own around ``model`` (which it resets)."""
-    recorder = RecordingLayerModel(model)
     generator = torch.Generator().manual_seed(seed)
+    recorder = RecordingLayerModel(model, generator)  # with the generator: the draws between its calls are counted
     recorder.reset()
     before = model.layer_computations
     sequence, run = list(prompt), ReferenceRun()
@@ -127,6 +128,6 @@ def reference_generate(model, prompt, max_new_tokens, exit_layer, gamma, seed, t
               None if name == "reject" else str(token))
              for name, token, u, ratio in decisions]))
     run.layer_computations = model.layer_computations - before
-    run.calls = list(recorder.calls)
+    run.calls, run.recorder = list(recorder.calls), recorder
     run.generator_state = generator.get_state()
     return run

@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 
 from speckata.grading import GradingFailure, call_learner
+from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
 from tests.reference.ex22_cases import check_tensor, shown
 from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
@@ -52,6 +53,7 @@ def cause(want, have) -> str:
 
 
 def check_head_calls(calls, wanted, case, rounds=()):
+    calls, wanted = compared(calls), compared(wanted)  # the crop rule: no-op crops are not compared
     for index in range(max(len(calls), len(wanted))):
         want = wanted[index] if index < len(wanted) else None
         have = calls[index] if index < len(calls) else None
@@ -115,13 +117,18 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale target cache too
     model, recorder, mine = RecordingEagleModel(target), RecordingEagleHead(head), torch.Generator().manual_seed(seed)
-    got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
-    calls = [c for c in model.calls if c[0] in ("hidden", "forward", "crop")]
-    wanted = [c for c in expected.calls if c[0] in ("hidden", "crop")]
+    wanted = [c for c in compared(expected.calls) if c[0] in ("hidden", "crop")]
+    try:
+        got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        first = (call_mismatch([c for c in model.calls if c[0] in ("hidden", "forward", "crop")], wanted, shown, "target")
+                 or call_mismatch(recorder.calls, expected.head_calls, head_call, "head"))
+        raise lead_with_difference(failure, "eagle_cached_generate", first) from None
+    calls = [c for c in compared(model.calls) if c[0] in ("hidden", "forward", "crop")]
     for index, (want, have) in enumerate(zip(wanted, calls)):
         if want != have:
-            raise GradingFailure(f"Call {index} on the target differs from exercise 22's:\n  expected {shown(want)}\n"
-                                 f"  got      {shown(have)}\n{case}")
+            raise GradingFailure(f"eagle_cached_generate made call {index} on the target, {shown(have)}, where exercise "
+                                 f"22's contract makes {shown(want)}.\n  expected {shown(want)}\n  got      {shown(have)}\n{case}")
     if len(calls) != len(wanted):
         raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you "
                              f"made {len(calls)}.\n{case}")

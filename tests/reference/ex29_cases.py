@@ -13,21 +13,23 @@ from functools import lru_cache
 import torch
 
 from speckata.grading import GradingFailure, call_learner
+from speckata.grading.events import lead_with_difference
 from speckata.models.medusa import RecordingHiddenModel
 from speckata.models.tree_shapes import TreeShape
-from tests.reference.ex20_report import check_calls
+from tests.reference.ex20_report import check_calls, raised_difference
 from tests.reference.ex21_cases import random_heads
 from tests.reference.ex22_cases import sequence_law, tiny_gpt
 from tests.reference.ex29_reference import reference_accuracies, reference_generate, reference_tree
+from tests.reference.round_events import lead_with_tree_draws
 from tests.shared.statistics import pooled_chi_square
 
 CALLS = ("hidden", "forward", "tree", "keep_path", "crop")
 
 
-def stale(target, prompt) -> RecordingHiddenModel:
+def stale(target, prompt, generator=None) -> RecordingHiddenModel:
     target.reset()
     target.forward_new_hidden([int(prompt[0])])  # a stale cache: the contract starts with reset()
-    return RecordingHiddenModel(target)
+    return RecordingHiddenModel(target, generator)
 
 
 def check_accuracies(head_accuracies, target, heads, ids, top, what):
@@ -75,9 +77,15 @@ def check_run(medusa_tree_generate, target, heads, prompt, max_new_tokens, tree,
             f"temperature {temperature}")
     theirs = torch.Generator().manual_seed(seed)
     expected = reference_generate(target, heads, list(prompt), max_new_tokens, tree, theirs, temperature)
-    recorder, mine = stale(target, prompt), torch.Generator().manual_seed(seed)
-    got = call_learner(medusa_tree_generate, recorder, heads, list(prompt), max_new_tokens, tree, mine, temperature,
-                       case=case)
+    mine = torch.Generator().manual_seed(seed)
+    recorder = stale(target, prompt, mine)
+    try:
+        got = call_learner(medusa_tree_generate, recorder, heads, list(prompt), max_new_tokens, tree, mine, temperature,
+                           case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        first = raised_difference({"target": recorder}, {"target": expected.target}, CALLS)
+        raise lead_with_difference(failure, "medusa_tree_generate", first) from None
+    lead_with_tree_draws("medusa_tree_generate", [recorder], [expected.target], (theirs, mine), CALLS, case)
     check_calls("target", recorder, expected.target, CALLS, case, expected, got)
     tokens = list(getattr(got, "tokens", []))
     if tokens != expected.tokens or not all(type(t) is int for t in tokens):

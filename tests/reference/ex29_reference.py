@@ -82,7 +82,7 @@ def decide(node, kids, tokens, p, q, stream, lines) -> tuple[list[int], int]:
 
 @torch.no_grad()
 def reference_generate(target, heads, prompt, max_new_tokens, tree, generator, temperature=1.0) -> ReferenceRun:
-    run = ReferenceRun(target=RecordingHiddenModel(target))
+    run = ReferenceRun(target=RecordingHiddenModel(target, generator))  # the draws between its calls counted
     model, full, stream = run.target, TreeShape(tree), uniforms(generator)
     model.reset()
     if max_new_tokens == 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from speckata.grading import GradingFailure, call_learner
+from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
 from speckata.models.tree_shapes import TreeShape
 from tests.reference.ex30_reference import reference_generate, reference_tree
@@ -41,6 +42,7 @@ def cause(want, have) -> str:
 
 
 def check_head_calls(calls, wanted, case):
+    calls, wanted = compared(calls), compared(wanted)  # the crop rule: no-op crops are not compared
     for index in range(max(len(calls), len(wanted))):
         want = wanted[index] if index < len(wanted) else None
         have = calls[index] if index < len(calls) else None
@@ -90,15 +92,23 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale target cache too
     model, recorder, mine = RecordingEagleModel(target), RecordingEagleHead(head), torch.Generator().manual_seed(seed)
-    got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, budget, top_k, depth, mine,
-                       temperature, case=case)
-    calls, wanted = [c for c in model.calls if c[0] != "reset"], [c for c in expected.calls if c[0] != "reset"]
+    wanted = [c for c in compared(expected.calls) if c[0] != "reset"]
+    try:
+        got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, budget, top_k, depth, mine,
+                           temperature, case=case)
+    except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
+        first = (call_mismatch([c for c in model.calls if c[0] != "reset"], wanted, target_call, "target")
+                 or call_mismatch(recorder.calls, expected.head_calls, head_call, "head"))
+        raise lead_with_difference(failure, "eagle2_generate", first) from None
+    calls = [c for c in compared(model.calls) if c[0] != "reset"]
     for index in range(max(len(calls), len(wanted))):
         want = wanted[index] if index < len(wanted) else None
         have = calls[index] if index < len(calls) else None
         if want != have:
             rounds = "\n".join("    " + line for line in expected.rounds[:6])
-            raise GradingFailure(f"Call {index} on the target differs from the contract's:\n  expected "
+            raise GradingFailure(f"eagle2_generate made call {index} on the target, "
+                                 f"{target_call(have) if have else 'no call'}, where the contract makes "
+                                 f"{target_call(want) if want else 'no more calls'}.\n  expected "
                                  f"{target_call(want) if want else 'no more calls'}\n  got      "
                                  f"{target_call(have) if have else 'no more calls'}\n  the reference's rounds:\n"
                                  f"{rounds}\n{case}")
