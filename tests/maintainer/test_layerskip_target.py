@@ -10,7 +10,8 @@ import torch.nn.functional as F
 
 from speckata.models.exit_agreement import compare_targets
 from speckata.models.gpt import GPT, GPTConfig
-from speckata.models.pretrained import layerskip_settings, load_layerskip_target, load_target, settings, text_windows
+from speckata.models.pretrained import (WEIGHTS, layerskip_settings, load_layerskip_target, load_target, settings,
+                                       text_windows)
 from trainers import train_layerskip
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -65,11 +66,19 @@ def test_the_trained_exits_agree_more_with_the_full_model_at_every_layer():
     assert record["shipped"]["held_out_loss"] == settings()["models"]["target"]["held_out_loss"]  # measured the same way
 
 
-@pytest.mark.xfail(strict=True, reason="600 steps of LayerSkip's recipe leave the full model 7.6% above the shipped "
-                   "target's held-out loss (1.903 against 1.7685); a 1000-step run was not finished")
 def test_the_full_model_stays_within_5_percent_of_the_shipped_loss():
     record = layerskip_settings()["measured"]
     assert record["layerskip"]["held_out_loss"] <= 1.05 * record["shipped"]["held_out_loss"]
+
+
+def test_the_committed_target_is_the_sweeps_last_run_and_the_trainers_defaults():
+    sweep = json.loads((WEIGHTS / "layerskip-sweep.json").read_text())
+    committed, record = sweep["runs"][-1], layerskip_settings()
+    assert committed["command"] == record["command"] == "python -m trainers.train_layerskip"
+    assert (committed["e_scale"], committed["p_max"]) == (record["e_scale"], record["p_max"]) == (
+        train_layerskip.SETTINGS["e_scale"], train_layerskip.SETTINGS["p_max"])
+    assert committed["held_out_loss"] == record["measured"]["layerskip"]["held_out_loss"]
+    assert sweep["shipped"] == record["measured"]["shipped"]
 
 
 def test_the_layerskip_target_has_the_shipped_shape():
@@ -77,7 +86,8 @@ def test_the_layerskip_target_has_the_shipped_shape():
     assert trained.config == shipped.config
     assert trained.num_parameters() == shipped.num_parameters() == layerskip_settings()["parameters"]
     ids = text_windows("held_out", 32, limit=1)[0].tolist()
-    assert torch.allclose(trained.forward_new(ids), trained(torch.tensor([ids]))[0], atol=1e-5)
+    # logits of a few units: the cached and the whole-window pass differ by float rounding only (~1e-5)
+    assert torch.allclose(trained.forward_new(ids), trained(torch.tensor([ids]))[0], atol=1e-4)
 
 
 def test_training_script_writes_a_loadable_target(tmp_path):
