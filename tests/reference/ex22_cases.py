@@ -10,13 +10,14 @@ from __future__ import annotations
 from itertools import product
 
 import torch
+from speckata.models.eagle import EagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from speckata.models.eagle import EagleHead, RecordingEagleModel
 from speckata.models.gpt import GPT, GPTConfig
 from tests.reference.ex21_cases import check_tensor
 from tests.reference.ex22_reference import reference_draft, reference_generate
+from tests.reference.result_tail import check_tokens_counters_and_draws
 
 
 def tiny_gpt(seed: int, vocab: int = 7, width: int = 16, sharpness: float = 1.0) -> GPT:
@@ -92,16 +93,8 @@ def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed,
     if len(calls) != len(wanted):
         raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you made "
                              f"{len(calls)}.\n{case}")
-    tokens = list(getattr(got, "tokens", []))
-    if tokens != expected.tokens or not all(type(t) is int for t in tokens):
-        raise GradingFailure(f"eagle_generate returned tokens {tokens}; expected {expected.tokens} (plain ints).\n{case}\n"
-                             "The reference's rounds:\n" + "\n".join("    " + line for line in expected.rounds[:6]))
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
-    if not torch.equal(mine.get_state(), theirs.get_state()):
-        raise GradingFailure(f"eagle_generate drew another number of random numbers than the contract (the first "
-                             f"token's sample; per round k draft samples, the uniforms, one sample).\n{case}")
+    check_tokens_counters_and_draws("eagle_generate", got, expected, mine, theirs, case,
+                                    "per round k draft samples, the uniforms, one sample")
     return got
 
 

@@ -11,12 +11,13 @@ kept, a row for the last draft.
 from __future__ import annotations
 
 import torch
+from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
 from tests.reference.ex22_cases import check_tensor, shown
 from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
+from tests.reference.result_tail import check_tokens_counters_and_draws
 
 
 def head_call(call) -> str:
@@ -133,14 +134,6 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
         raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you "
                              f"made {len(calls)}.\n{case}")
     check_head_calls(recorder.calls, expected.head_calls, case, expected.head_rounds)
-    tokens = list(getattr(got, "tokens", []))
-    if tokens != expected.tokens or not all(type(t) is int for t in tokens):
-        raise GradingFailure(f"eagle_cached_generate returned tokens {tokens}; expected {expected.tokens} (plain "
-                             f"ints).\n{case}\nThe reference's rounds:\n" + "\n".join("    " + r for r in expected.rounds[:6]))
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
-    if not torch.equal(mine.get_state(), theirs.get_state()):
-        raise GradingFailure(f"eagle_cached_generate drew another number of random numbers than the contract (the "
-                             f"first token's sample; per round k draft samples, the uniforms, one sample).\n{case}")
+    check_tokens_counters_and_draws("eagle_cached_generate", got, expected, mine, theirs, case,
+                                    "per round k draft samples, the uniforms, one sample")
     return got, recorder

@@ -10,12 +10,13 @@ round), the output and statistics, and the draws by the generator's state.
 from __future__ import annotations
 
 import torch
+from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
+from speckata.models.tree_shapes import TreeShape
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
-from speckata.models.tree_shapes import TreeShape
 from tests.reference.ex30_reference import reference_generate, reference_tree
+from tests.reference.result_tail import check_tokens_counters_and_draws
 
 
 def head_call(call) -> str:
@@ -113,14 +114,6 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
                                  f"{target_call(have) if have else 'no more calls'}\n  the reference's rounds:\n"
                                  f"{rounds}\n{case}")
     check_head_calls(recorder.calls, expected.head_calls, case)
-    tokens = list(getattr(got, "tokens", []))
-    if tokens != expected.tokens or not all(type(t) is int for t in tokens):
-        raise GradingFailure(f"eagle2_generate returned tokens {tokens}; expected {expected.tokens} (plain ints).\n"
-                             f"{case}\nThe reference's rounds:\n" + "\n".join("    " + r for r in expected.rounds[:6]))
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
-    if not torch.equal(mine.get_state(), theirs.get_state()):
-        raise GradingFailure(f"eagle2_generate drew another number of random numbers than the contract (the first "
-                             f"token's sample; per round one uniform per candidate tried, one sample).\n{case}")
+    check_tokens_counters_and_draws("eagle2_generate", got, expected, mine, theirs, case,
+                                    "per round one uniform per candidate tried, one sample")
     return got, recorder
