@@ -102,6 +102,20 @@ class FeatureTarget:
             self.lean.output = output
         return hidden, F.linear(hidden[-rows:], output)
 
+    @torch.inference_mode()
+    def forward_tree_hidden(self, ids, attention_mask, position_ids) -> torch.Tensor:
+        """The features (n, width) of a tree pass (``LeanLlama.forward_tree``); no logits: a decoder
+        computes them for the rows it reads (one row costs a fifth of a one-token pass)."""
+        output = self.lean.output
+        self.lean.output = self._eye
+        try:
+            return self.lean.forward_tree(ids, attention_mask, position_ids)
+        finally:
+            self.lean.output = output
+
+    def keep_path(self, nodes) -> None:
+        self.lean.keep_path(nodes)
+
 
 class HeadRunner:
     """The head on one sequence with its own key/value cache (rows computed from the target's features)."""
@@ -118,8 +132,9 @@ class HeadRunner:
     def reset(self) -> None:
         self.length = 0
 
-    def _step(self, features: torch.Tensor, tokens: list[int]) -> torch.Tensor:
-        """Append rows cat(embed(token), feature); the predicted next features of those rows."""
+    def _step(self, features: torch.Tensor, tokens: list[int], mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Append rows cat(embed(token), feature); the predicted next features of those rows. Each row
+        sees the cache and the rows before it, or (``mask``, (n, cache rows + n)) what its mask row allows."""
         layer, n = self.layer, features.shape[0]
         x = self.head.fc(torch.cat([self.embed[tokens], features], dim=-1))  # (n, width)
         q, k, v = (t.view(n, self.heads, -1).transpose(0, 1) for t in layer.qkv(layer.norm1(x)).chunk(3, dim=-1))
@@ -131,8 +146,7 @@ class HeadRunner:
                 keys[:, :start], values[:, :start] = self.keys[:, :start], self.values[:, :start]
             self.keys, self.values = keys, values
         self.keys[:, start:end], self.values[:, start:end] = k, v
-        mask = None
-        if n > 1 and start > 0:
+        if mask is None and n > 1 and start > 0:
             mask = torch.ones(n, end, dtype=torch.bool).tril(diagonal=start)
         y = F.scaled_dot_product_attention(q, self.keys[:, :end], self.values[:, :end], attn_mask=mask,
                                            is_causal=mask is None and n > 1)
