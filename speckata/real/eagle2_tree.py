@@ -34,7 +34,6 @@ import torch.nn.functional as F
 
 from speckata.models.checks import check_count, check_prompt, check_temperature
 from speckata.models.results import SpeculativeResult
-from speckata.models.sampling import sample_token
 from speckata.models.tree_shapes import TreeShape
 
 
@@ -66,27 +65,23 @@ class LazyRows(dict):
 def draft_tree(runner, features, tokens, budget: int, top_k: int, depth: int):
     """The head's dynamic tree: (TreeShape, its tokens, head steps). ``features``/``tokens``: the true
     rows the head's cache lacks (the target's features and the token after each)."""
+    tree_attention_mask = _graded("ex18_tree_attention_mask", "tree_attention_mask")
     verified = runner.length + features.shape[0]
     predicted = {-1: runner._step(features, tokens)[-1]}
     made = []  # per node: [confidence, depth, token, parent (index in made, -1: root), rank]
-    rows = {}  # the head-cache row of each expanded node
+    rows = {-1: -1}  # the head's tree row of each expanded node, counted from the true rows' end
+    row_parents = []  # the tree rows' own parent array, for exercise 18's mask
     layer, steps = [-1], 1
     for level in range(1, depth + 1):
         chosen = sorted(sorted(layer, key=lambda i: -made[i][0] if i >= 0 else -1.0)[:top_k])
         if level > 1:  # the chosen nodes' rows in one step, each seeing the true rows and its ancestors
-            start = runner.length
-            mask = torch.zeros(len(chosen), start + len(chosen), dtype=torch.bool)
-            mask[:, :verified] = True
-            for j, node in enumerate(chosen):
-                mask[j, start + j] = True
-                ancestor = made[node][3]
-                while ancestor != -1:
-                    mask[j, rows[ancestor]] = True
-                    ancestor = made[ancestor][3]
+            first = len(row_parents)
+            row_parents += [rows[made[node][3]] for node in chosen]
+            mask = tree_attention_mask(row_parents, verified)[first:]
             out = runner._step(torch.stack([predicted[made[i][3]] for i in chosen]), [made[i][2] for i in chosen], mask)
             steps += 1
             for j, node in enumerate(chosen):
-                rows[node], predicted[node] = start + j, out[j]
+                rows[node], predicted[node] = first + j, out[j]
         probs = torch.softmax(F.linear(torch.stack([predicted[i] for i in chosen]), runner.rows).double(), dim=-1)
         best = torch.argsort(probs, dim=-1, descending=True, stable=True)[:, :top_k]
         layer = []
@@ -112,8 +107,7 @@ def eagle2_generate(target, head, prompt_ids, max_new_tokens: int, budget: int, 
     """``max_new_tokens`` tokens from ``target`` (a ``FeatureTarget``), each round one EAGLE-2 tree of at
     most ``budget`` nodes (``top_k`` per expansion, ``depth`` levels) verified in one tree pass with
     exercise 20's ``walk`` (from ``solutions/`` by default). ``drafted_per_pass``: the tree's nodes."""
-    from speckata.real.eagle_head import HeadRunner
-    from speckata.real.lookup import probabilities
+    from speckata.real.eagle_head import HeadRunner, first_token
 
     if walk is None:
         from speckata.real.graded import graded_function
@@ -125,16 +119,10 @@ def eagle2_generate(target, head, prompt_ids, max_new_tokens: int, budget: int, 
     check_count("max_new_tokens", max_new_tokens, 0)
     budget, top_k, depth = check_tree_settings(int(head.token_map.shape[0]), budget, top_k, depth)
     check_temperature(temperature)
-    runner = HeadRunner(head, target)
-    target.reset()
-    result = SpeculativeResult()
+    runner, result = HeadRunner(head, target), SpeculativeResult()
     if max_new_tokens == 0:
         return result
-    pending, logits = target.forward_hidden(sequence, rows=1)
-    result.target_passes += 1
-    token = sample_token(probabilities(logits, temperature)[-1], generator)
-    sequence.append(token)
-    result.tokens.append(token)
+    pending = first_token(target, sequence, generator, temperature, result)
     output = target.lean.output
     while len(result.tokens) < max_new_tokens:
         levels = min(depth, max_new_tokens - len(result.tokens) - 1)

@@ -197,16 +197,10 @@ def eagle_generate(target: FeatureTarget, head: RealEagleHead, prompt_ids, max_n
     check_count("max_new_tokens", max_new_tokens, 0)
     check_count("gamma", gamma, 1)
     check_temperature(temperature)
-    runner = HeadRunner(head, target)
-    target.reset()
-    result = SpeculativeResult()
+    runner, result = HeadRunner(head, target), SpeculativeResult()
     if max_new_tokens == 0:
         return result
-    pending, logits = target.forward_hidden(sequence, rows=1)
-    result.target_passes += 1
-    token = sample_token(probabilities(logits, temperature)[-1], generator)
-    sequence.append(token)
-    result.tokens.append(token)
+    pending = first_token(target, sequence, generator, temperature, result)
     while len(result.tokens) < max_new_tokens:
         k = min(gamma, max_new_tokens - len(result.tokens) - 1)
         if k:
@@ -228,6 +222,20 @@ def eagle_generate(target: FeatureTarget, head: RealEagleHead, prompt_ids, max_n
         result.target_passes += 1
         result.draft_passes += k
     return result
+
+
+def first_token(target: FeatureTarget, sequence: list[int], generator, temperature: float, result) -> torch.Tensor:
+    """The prompt in one pass from an empty cache; its first new token appended to ``sequence`` and
+    ``result``. Returns the prompt's features (the head's first true rows)."""
+    from speckata.real.lookup import probabilities
+
+    target.reset()
+    features, logits = target.forward_hidden(sequence, rows=1)
+    result.target_passes += 1
+    token = sample_token(probabilities(logits, temperature)[-1], generator)
+    sequence.append(token)
+    result.tokens.append(token)
+    return features
 
 
 def acceptance_by_depth(accepted_per_pass: list[int], drafted_per_pass: list[int]) -> list[float]:
