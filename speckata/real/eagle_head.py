@@ -62,12 +62,12 @@ def save_head(head: RealEagleHead, settings: dict) -> None:
     SETTINGS_FILE.write_text(json.dumps({**settings, "shape": head.shape}, indent=1) + "\n")
 
 
-def load_head() -> RealEagleHead:
+def load_head(weights: Path = WEIGHTS_FILE, settings: Path = SETTINGS_FILE) -> RealEagleHead:
     from safetensors.torch import load_file
 
-    settings = json.loads(SETTINGS_FILE.read_text())
+    settings = json.loads(Path(settings).read_text())
     head = RealEagleHead(**settings["shape"])
-    state = load_file(WEIGHTS_FILE)
+    state = load_file(weights)
     head.load_state_dict({k: (v.to(torch.float32) if v.is_floating_point() else v.to(torch.int64))
                           for k, v in state.items()})
     return head.eval()
