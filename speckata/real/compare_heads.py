@@ -1,4 +1,4 @@
-"""``python -m speckata.real.compare_heads OLD.safetensors OLD.json --json PATH``: two EAGLE heads on
+"""``python -m speckata.real.compare_heads --old OLD.safetensors --old-settings OLD.json --json PATH``: two EAGLE heads on
 the bench prompts (never in either head's training text), greedy: tokens per target pass of the
 chain (``eagle_generate``, ``--gamma`` drafts a round) and of EAGLE-2's tree (``eagle2_generate``),
 the old head (the files given) against the committed one. No timing: tokens per pass at
@@ -31,8 +31,8 @@ def tokens_per_pass(target, head, prompt, tokens: int, gamma: int, tree: tuple[i
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m speckata.real.compare_heads", description=__doc__.split("\n\n")[0])
-    parser.add_argument("old_weights")
-    parser.add_argument("old_settings")
+    parser.add_argument("--old", dest="old_weights", required=True, help="the old head's safetensors")
+    parser.add_argument("--old-settings", dest="old_settings", required=True, help="the old head's JSON")
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--gamma", type=int, default=2)
     parser.add_argument("--tree", default="8,4,5", help="budget,top_k,depth (default 8,4,5)")
