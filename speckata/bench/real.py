@@ -7,7 +7,9 @@ each of ``--tokens`` (e.g. 64,96,128) and ``--threads`` (e.g. 1,2). The tiny-dra
 only at ``--tiny-temperatures`` on ``--tiny-prompts`` and only once the draft is trained
 (``python -m speckata.real.train_draft``). The EAGLE head's decoder (``--eagle-gamma`` tokens drafted
 per round, acceptance by depth printed beside it) runs on every prompt once its committed head is
-there (``python -m trainers.train_smollm2_eagle``).
+there (``python -m trainers.train_smollm2_eagle``), and beside it EAGLE-2's tree on the same head
+(``--eagle2-budget`` nodes, ``--eagle2-top-k`` per expansion, ``--eagle2-depth`` levels). Every row also
+gives its paired speedup over ``plain (ours)`` (round by round, the same LeanLlama one pass per token).
 
 Measurement: after one untimed 4-token run of each decoder, ``--repeats`` rounds in which the
 decoders take turns (the order rotating each round); each decoder is summarised by the median of
@@ -55,6 +57,11 @@ def parse(argv):
                         help="prompt lookup (ours): never propose after a match shorter than this (default 2)")
     parser.add_argument("--draft-gamma", type=int, default=3, help="tiny draft: tokens drafted per round (default 3)")
     parser.add_argument("--eagle-gamma", type=int, default=2, help="EAGLE head: tokens drafted per round (default 2)")
+    parser.add_argument("--eagle2-budget", type=int, default=8, help="EAGLE-2 tree: nodes verified per pass (default 8)")
+    parser.add_argument("--eagle2-top-k", type=int, default=4, help="EAGLE-2 tree: nodes expanded per level, "
+                        "children per expansion (default 4)")
+    parser.add_argument("--eagle2-depth", type=int, default=5, help="EAGLE-2 tree: levels grown (default 5)")
+    parser.add_argument("--decoders", default="", help="comma-separated decoders to run (default all usable)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every round of a sampled case (default 0)")
     parser.add_argument("--temperatures", default="0,1", help="comma-separated (default 0,1)")
     parser.add_argument("--prompts", default="", help="comma-separated kinds to run (default all)")
@@ -62,7 +69,8 @@ def parse(argv):
     parser.add_argument("--target", default="solutions", help="folder holding the exercises' files (default solutions)")
     parser.add_argument("--tiny-temperatures", default="0", help="where the tiny-draft decoders run (default 0)")
     parser.add_argument("--tiny-prompts", default="copy,chat", help="prompts on which they run (default copy,chat)")
-    parser.add_argument("--equality-decoders", default="plain (ours),lookup (ours),tiny (ours),lookup (hf),eagle (ours)")
+    parser.add_argument("--equality-decoders",
+                        default="plain (ours),lookup (ours),tiny (ours),lookup (hf),eagle (ours),eagle2 (ours)")
     parser.add_argument("--equality", type=int, default=0, metavar="N", help="greedy equality check on N prompts instead")
     return parser.parse_args(argv)
 
@@ -92,6 +100,9 @@ def one_case(setup, prompt, tokens, temperature, decoders, args, warmed: set) ->
                 record[decoder].update(tokens_per_pass=round(len(out) / passes, 3), new_tokens=len(out),
                                        acceptance_rate=None if alpha is None else round(alpha, 3),
                                        text=setup.tokenizer.decode(out), same_every_round=True)
+                if decoder == "eagle2 (ours)":
+                    last = setup.last_result
+                    record[decoder]["accepted_per_pass"] = round(sum(last.accepted_per_pass) / len(last.accepted_per_pass), 3)
                 if decoder == "eagle (ours)":
                     from speckata.real.eagle_head import acceptance_by_depth
 
@@ -108,6 +119,10 @@ def rows_of(record: dict, case: dict) -> list[dict]:
         median, worst, best = speedup_span(baseline, entry["seconds"])
         row = {**case, "decoder": decoder, **{k: round(v, 4) for k, v in summary(entry["seconds"]).items()},
                "speedup": round(median, 3), "speedup_span": [round(worst, 3), round(best, 3)], **entry}
+        if "plain (ours)" in record:
+            plain = record["plain (ours)"]["seconds"]
+            row["over_plain_ours"] = {"median": round(speedup_span(plain, entry["seconds"])[0], 3),
+                                      **paired(entry["seconds"], plain)}
         theirs = PAIRS.get(decoder)
         if theirs in record:
             row["versus"], row["verdict"] = theirs, verdict(entry["seconds"], record[theirs]["seconds"])
@@ -128,7 +143,9 @@ def show_case(rows: list[dict]) -> None:
         print(f"{row['prompt']:<10} T={row['temperature']:<3g} {row['decoder']:<14} {row['median']:6.2f} s "
               f"[{row['min']:.2f}-{row['max']:.2f}]  x{row['speedup']:<5.2f} [{low:.2f}-{high:.2f}]  "
               f"{row['tokens_per_pass']:5.2f} tok/pass {alpha:<6}{versus}"
-              + (f"  by depth {row['acceptance_by_depth']}" if "acceptance_by_depth" in row else ""), flush=True)
+              + (f"  by depth {row['acceptance_by_depth']}" if "acceptance_by_depth" in row else "")
+              + (f"  over plain (ours) x{row['over_plain_ours']['median']:.2f} per round "
+                 f"{row['over_plain_ours']['paired_span']}" if "over_plain_ours" in row else ""), flush=True)
 
 
 def benchmark(setup, args) -> dict:
@@ -145,6 +162,14 @@ def benchmark(setup, args) -> dict:
         costs = ", ".join(f"{j}: {ms:.1f}" for j, ms in setup.pass_ms.items())
         print(f"\n{threads} thread(s). Cost model, ms per cached target pass over j new tokens: {costs} "
               f"(9 / 1 = {setup.pass_ms[9] / setup.pass_ms[1]:.2f})", flush=True)
+        if setup.usable("eagle2 (ours)") and (not args.decoders or "eagle2 (ours)" in args.decoders.split(",")):
+            from speckata.real.eagle2_costs import round_costs
+
+            costs = round_costs(setup.features, setup.eagle_head, chat_ids(setup.tokenizer, BENCH_PROMPTS["chat"]),
+                                args.eagle2_budget, args.eagle2_top_k, args.eagle2_depth)
+            results.setdefault("eagle2_costs", {})[str(threads)] = costs
+            print(f"EAGLE-2 round, in one-token passes: tree pass {costs['tree_pass_passes']:.2f}, "
+                  f"head's tree {costs['draft_passes']:.2f} ({costs['tree_nodes']} nodes)", flush=True)
         warmed: set = set()
         for tokens in numbers(args.tokens):
             print(f"-- {tokens} new tokens, {args.repeats} rounds; median seconds [min-max], speedup over plain (hf) "
@@ -153,7 +178,8 @@ def benchmark(setup, args) -> dict:
                 prompt = chat_ids(setup.tokenizer, BENCH_PROMPTS[kind])
                 for temperature in temperatures:
                     tiny = temperature in tiny_temperatures and kind in args.tiny_prompts.split(",")
-                    decoders = [d for d in DECODERS if setup.usable(d) and (tiny or ("tiny" not in d and "assisted" not in d))]
+                    decoders = [d for d in DECODERS if setup.usable(d) and (tiny or ("tiny" not in d and "assisted" not in d))
+                                and (not args.decoders or d in args.decoders.split(","))]
                     record = one_case(setup, prompt, tokens, temperature, decoders, args, warmed)
                     case = {"threads": threads, "tokens": tokens, "prompt": kind, "temperature": temperature,
                             "prompt_tokens": len(prompt)}

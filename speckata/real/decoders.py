@@ -12,7 +12,9 @@ transformers' run through ``model.generate()`` on the ``LlamaForCausalLM`` itsel
 - ``tiny (ours)``     exercise 10's ``speculative_generate`` with the distilled two-layer draft;
 - ``assisted (hf)``   ``generate(assistant_model=tiny draft)``;
 - ``eagle (ours)``    ``speckata.real.eagle_head.eagle_generate``: EAGLE's head (one layer on
-                      SmolLM2's features, a 4096-token draft vocabulary), exercise 01's rule.
+                      SmolLM2's features, a 4096-token draft vocabulary), exercise 01's rule;
+- ``eagle2 (ours)``   ``speckata.real.eagle2_tree.eagle2_generate``: the same head growing EAGLE-2's
+                      dynamic tree, verified in one tree pass with exercise 20's walk.
 
 End-of-text stops nobody: every decoder makes exactly the number of tokens asked for.
 """
@@ -23,7 +25,8 @@ import torch
 
 SAMPLED = {"do_sample": True, "temperature": 1.0, "top_k": 0, "top_p": 1.0}
 GREEDY = {"do_sample": False}
-DECODERS = ("plain (ours)", "plain (hf)", "lookup (ours)", "lookup (hf)", "tiny (ours)", "assisted (hf)", "eagle (ours)")
+DECODERS = ("plain (ours)", "plain (hf)", "lookup (ours)", "lookup (hf)", "tiny (ours)", "assisted (hf)", "eagle (ours)",
+            "eagle2 (ours)")
 
 
 class Setup:
@@ -53,6 +56,7 @@ class Setup:
                   "skipping the eagle decoder")
         self.features = eagle_head.FeatureTarget(self.target)  # the same LeanLlama: its passes are counted
         self.speculative_step = graded_function("ex01_speculative_step", "speculative_step", folder)
+        self.tree_walk = graded_function("ex20_tree_verification", "walk", folder)
         self.last_result = None  # the eagle decoder's last SpeculativeResult (the bench reads its depths)
         self.pass_ms: dict[int, float] | None = None  # the cost model our lookup decoder plans with
         self._hooked = 0
@@ -75,7 +79,7 @@ class Setup:
 
     def run(self, decoder, prompt, tokens, temperature, settings, seed):
         """(new tokens, acceptance rate or None, target passes). ``settings``: gamma, hf_gamma, n,
-        min_match, draft_gamma, eagle_gamma (the parsed command line)."""
+        min_match, draft_gamma, eagle_gamma, eagle2_budget, eagle2_top_k, eagle2_depth (the parsed command line)."""
         from speckata.real.lookup import lookup_generate
         from speckata.real.plain import plain_generate
 
@@ -98,6 +102,13 @@ class Setup:
 
             result = eagle_generate(self.features, self.eagle_head, prompt, tokens, getattr(settings, "eagle_gamma", 2),
                                     generator, temperature, self.speculative_step)
+            out, alpha = result.tokens, result.acceptance_rate
+            self.last_result = result
+        elif decoder == "eagle2 (ours)":
+            from speckata.real.eagle2_tree import eagle2_generate
+
+            result = eagle2_generate(self.features, self.eagle_head, prompt, tokens, settings.eagle2_budget,
+                                     settings.eagle2_top_k, settings.eagle2_depth, generator, temperature, self.tree_walk)
             out, alpha = result.tokens, result.acceptance_rate
             self.last_result = result
         elif decoder == "plain (hf)":

@@ -62,12 +62,12 @@ def save_head(head: RealEagleHead, settings: dict) -> None:
     SETTINGS_FILE.write_text(json.dumps({**settings, "shape": head.shape}, indent=1) + "\n")
 
 
-def load_head() -> RealEagleHead:
+def load_head(weights: Path = WEIGHTS_FILE, settings: Path = SETTINGS_FILE) -> RealEagleHead:
     from safetensors.torch import load_file
 
-    settings = json.loads(SETTINGS_FILE.read_text())
+    settings = json.loads(Path(settings).read_text())
     head = RealEagleHead(**settings["shape"])
-    state = load_file(WEIGHTS_FILE)
+    state = load_file(weights)
     head.load_state_dict({k: (v.to(torch.float32) if v.is_floating_point() else v.to(torch.int64))
                           for k, v in state.items()})
     return head.eval()
@@ -102,6 +102,20 @@ class FeatureTarget:
             self.lean.output = output
         return hidden, F.linear(hidden[-rows:], output)
 
+    @torch.inference_mode()
+    def forward_tree_hidden(self, ids, attention_mask, position_ids) -> torch.Tensor:
+        """The features (n, width) of a tree pass (``LeanLlama.forward_tree``); no logits: a decoder
+        computes them for the rows it reads (one row costs a fifth of a one-token pass)."""
+        output = self.lean.output
+        self.lean.output = self._eye
+        try:
+            return self.lean.forward_tree(ids, attention_mask, position_ids)
+        finally:
+            self.lean.output = output
+
+    def keep_path(self, nodes) -> None:
+        self.lean.keep_path(nodes)
+
 
 class HeadRunner:
     """The head on one sequence with its own key/value cache (rows computed from the target's features)."""
@@ -118,8 +132,9 @@ class HeadRunner:
     def reset(self) -> None:
         self.length = 0
 
-    def _step(self, features: torch.Tensor, tokens: list[int]) -> torch.Tensor:
-        """Append rows cat(embed(token), feature); the predicted next features of those rows."""
+    def _step(self, features: torch.Tensor, tokens: list[int], mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Append rows cat(embed(token), feature); the predicted next features of those rows. Each row
+        sees the cache and the rows before it, or (``mask``, (n, cache rows + n)) what its mask row allows."""
         layer, n = self.layer, features.shape[0]
         x = self.head.fc(torch.cat([self.embed[tokens], features], dim=-1))  # (n, width)
         q, k, v = (t.view(n, self.heads, -1).transpose(0, 1) for t in layer.qkv(layer.norm1(x)).chunk(3, dim=-1))
@@ -131,8 +146,7 @@ class HeadRunner:
                 keys[:, :start], values[:, :start] = self.keys[:, :start], self.values[:, :start]
             self.keys, self.values = keys, values
         self.keys[:, start:end], self.values[:, start:end] = k, v
-        mask = None
-        if n > 1 and start > 0:
+        if mask is None and n > 1 and start > 0:
             mask = torch.ones(n, end, dtype=torch.bool).tril(diagonal=start)
         y = F.scaled_dot_product_attention(q, self.keys[:, :end], self.values[:, :end], attn_mask=mask,
                                            is_causal=mask is None and n > 1)
@@ -183,16 +197,10 @@ def eagle_generate(target: FeatureTarget, head: RealEagleHead, prompt_ids, max_n
     check_count("max_new_tokens", max_new_tokens, 0)
     check_count("gamma", gamma, 1)
     check_temperature(temperature)
-    runner = HeadRunner(head, target)
-    target.reset()
-    result = SpeculativeResult()
+    runner, result = HeadRunner(head, target), SpeculativeResult()
     if max_new_tokens == 0:
         return result
-    pending, logits = target.forward_hidden(sequence, rows=1)
-    result.target_passes += 1
-    token = sample_token(probabilities(logits, temperature)[-1], generator)
-    sequence.append(token)
-    result.tokens.append(token)
+    pending = first_token(target, sequence, generator, temperature, result)
     while len(result.tokens) < max_new_tokens:
         k = min(gamma, max_new_tokens - len(result.tokens) - 1)
         if k:
@@ -214,6 +222,20 @@ def eagle_generate(target: FeatureTarget, head: RealEagleHead, prompt_ids, max_n
         result.target_passes += 1
         result.draft_passes += k
     return result
+
+
+def first_token(target: FeatureTarget, sequence: list[int], generator, temperature: float, result) -> torch.Tensor:
+    """The prompt in one pass from an empty cache; its first new token appended to ``sequence`` and
+    ``result``. Returns the prompt's features (the head's first true rows)."""
+    from speckata.real.lookup import probabilities
+
+    target.reset()
+    features, logits = target.forward_hidden(sequence, rows=1)
+    result.target_passes += 1
+    token = sample_token(probabilities(logits, temperature)[-1], generator)
+    sequence.append(token)
+    result.tokens.append(token)
+    return features
 
 
 def acceptance_by_depth(accepted_per_pass: list[int], drafted_per_pass: list[int]) -> list[float]:

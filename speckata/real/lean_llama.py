@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from speckata.models.interface import check_crop, check_new_ids
+from speckata.models.tree_pass import PendingTree, check_tree_feed
 
 
 class LeanLlama:
@@ -46,6 +47,7 @@ class LeanLlama:
         self._capacity = 0
         self._grow(capacity)
         self._length = 0
+        self._tree = PendingTree()  # a token tree fed by forward_tree, waiting for keep_path
         self.passes = 0  # forward passes so far (the benchmark counts them)
 
     @staticmethod
@@ -79,10 +81,12 @@ class LeanLlama:
         return self._length
 
     def reset(self) -> None:
-        self._length = 0
+        self.crop(0)
 
     def crop(self, length: int) -> None:
-        self._length = check_crop(length, self._length)
+        length = check_crop(length, self._length)
+        self._tree.crop(length)
+        self._length = length
 
     def _norm(self, x, weight):
         return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
@@ -96,15 +100,47 @@ class LeanLlama:
     def forward_new(self, ids, last: int | None = None) -> torch.Tensor:
         """Logits (n, V) after each new token (with ``last``: only the last ``last`` rows)."""
         ids = check_new_ids(ids, self.vocab_size)
+        self._tree.refuse_forward_new()
         start, n = self._length, ids.shape[0]
         end = start + n
-        self.passes += 1
         if end > self._capacity:
             self._grow(max(end, 2 * self._capacity))
-        cos, sin = self.cos[start:end][None, None], self.sin[start:end][None, None]
         mask = None
         if n > 1 and start > 0:  # token i sees the cache and the new tokens up to itself (at 0: is_causal)
             mask = torch.ones(n, end, dtype=torch.bool).tril(diagonal=start)
+        return self._layers(ids, self.cos[start:end], self.sin[start:end], mask, last)
+
+    @torch.inference_mode()
+    def forward_tree(self, ids, attention_mask, position_ids, last: int | None = None) -> torch.Tensor:
+        """Logits (n, V) for n tree tokens in one pass (``speckata.models.tree_pass``): token i sees the
+        cached and new tokens its mask row allows (exercise 18's mask) and is rotated to position
+        ``position_ids[i]`` (cache length + depth, not its row), while its keys and values go to cache
+        row cache_length + i. Then ``keep_path`` keeps one path (and forward_new refuses until then)."""
+        start = self._length
+        ids, mask, positions = check_tree_feed(ids, attention_mask, position_ids, start, self.vocab_size)
+        end = start + ids.shape[0]
+        if max(end, int(positions.max()) + 1) > self._capacity:
+            self._grow(max(end, int(positions.max()) + 1, 2 * self._capacity))
+        self._tree.grow(start)
+        return self._layers(ids, self.cos[positions], self.sin[positions], mask, last)
+
+    @torch.inference_mode()
+    def keep_path(self, nodes) -> None:
+        """Keep the cache before the pending tree, then tree ``nodes``' keys and values, moved into place."""
+        start, nodes = self._tree.kept(nodes, self._length)
+        if nodes:
+            slots = torch.tensor([start + node for node in nodes])
+            for cache in (self.keys, self.values):  # indexing with a tensor copies first: no clobbering
+                cache[:, :, :, start : start + len(nodes)] = cache[:, :, :, slots]
+        self._length = start + len(nodes)
+
+    def _layers(self, ids, cos, sin, mask, last):
+        """Every layer over new tokens ``ids`` written to cache rows from the cache length on, rotated
+        by ``cos``/``sin`` (one row per token), seeing what ``mask`` allows (None: causal)."""
+        start, n = self._length, ids.shape[0]
+        end = start + n
+        self.passes += 1
+        cos, sin = cos[None, None], sin[None, None]
         h = self.embed[ids][None]  # (1, n, hidden)
         d, heads, kv = self.head_dim, self.heads, self.kv_heads
         for index, w in enumerate(self.layers):
@@ -125,7 +161,7 @@ class LeanLlama:
             x = self._norm(h, w["ln2"])
             gate_up = F.linear(x, w["gate_up"])
             h = h + F.linear(F.silu(gate_up[..., : w["split"]]) * gate_up[..., w["split"] :], w["down"])
+        self._length = end
         rows = n if last is None else max(1, min(int(last), n))
         h = self._norm(h[0, n - rows :], self.final_norm)
-        self._length = end
         return F.linear(h, self.output)
