@@ -15,7 +15,7 @@ from speckata.models.eagle import EagleHead, RecordingEagleModel
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.models.gpt import GPT, GPTConfig
-from tests.reference.ex21_cases import check_tensor
+from tests.reference.ex21_cases import check_tensor, shown  # shown: one target call in words, as 21 shows it
 from tests.reference.ex22_reference import reference_draft, reference_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
 
@@ -57,14 +57,6 @@ def check_draft(eagle_draft, target, head, features, tokens, gamma, seed, temper
     if not torch.equal(mine.get_state(), theirs.get_state()):
         raise GradingFailure(f"eagle_draft drew another number of random numbers than the contract's {gamma} "
                              f"(one sample_token per draft).\n{case}")
-
-
-def shown(call):
-    if call[0] == "hidden":
-        return f"forward_new_hidden({list(call[1])}) with {call[2]} tokens cached"
-    if call[0] == "crop":
-        return f"crop({call[1]}) with {call[2]} tokens cached"
-    return f"{call[0]}{call[1:]}"
 
 
 def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed, temperature, what):
