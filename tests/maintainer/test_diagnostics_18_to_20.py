@@ -109,7 +109,7 @@ def test_20_a_residual_left_unnormalised_is_reported_at_the_round_it_went_wrong(
                                                                  "            target = residual"))
     monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
     lines = str(failure_of(suite.test_target_tree_passes_follow_the_contract, "sampled")).splitlines()
-    assert lines[0] == ("Round 1 went otherwise than the contract's: the round's new tokens are [1, 3], the contract's "
+    assert lines[0] == ("tree_speculative_generate's round 1 went otherwise than the contract's: the round's new tokens are [1, 3], the contract's "
                         "[1, 0]: your walk ended the round with another token (the correction after a rejection, or "
                         "the bonus token after a leaf)."), lines
     assert "      node 0, candidate 2: residual sample token 0 (u = 0.0576)" in lines, lines
@@ -124,7 +124,7 @@ def test_20_a_wrong_keep_path_is_named_by_the_greedy_test(tmp_path, monkeypatch)
         "        target.keep_path(list(range(m)) + [m + node - 1 if node > 0 else m for node in path])"))
     monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
     first = str(failure_of(suite.test_greedy_on_markov_chains_is_the_targets_greedy_decoding, 0, "top_k")).splitlines()[0]
-    assert first == ("Round 2 went otherwise than the contract's: expected keep_path([0, 2, 5]), got keep_path([0, 1, 4]) "
+    assert first == ("tree_speculative_generate's round 2 went otherwise than the contract's: expected keep_path([0, 2, 5]), got keep_path([0, 1, 4]) "
                      "on the target: the round's tokens are right, but the cache keeps other nodes than pending + the "
                      "accepted path."), first
 

@@ -82,6 +82,10 @@ CROP_KEEPS_NEWEST_23 = ("            model.crop(len(sequence) - 1)", "          
 CROP_KEEPS_NEWEST_28 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
 KEEP_ONE_MORE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
                     "        target.keep_path([0] + [1 + node for node in path] + [1 + len(path)])")
+DRAFT_KEEPS_ONE_NODE_20 = ("        draft.keep_path([node for node in path if node < fed])",
+                           "        draft.keep_path([node for node in path if node < fed][:1])")
+TARGET_KEEPS_ONE_NODE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
+                            "        target.keep_path([0] + [1 + node for node in path][:1])")
 RIGHT = "; everything before was right."
 RAISED = "; everything before was right. Then it raised:"
 
@@ -114,6 +118,15 @@ FIRST_LINES = {
     "29: a bonus token sampled twice is a round's draw count, by name": (
         "29-medusa-tree", BONUS_TWICE_29, "test_worked_example_decoding",
         "medusa_tree_generate drew 6 uniforms in round 1 where the contract draws 5 uniforms" + RIGHT),
+    "20: a draft that keeps too few nodes is named by its decoder, its call and its round": (
+        "20-tree-verification", DRAFT_KEEPS_ONE_NODE_20, "test_random_markov_cases_match_the_reference",
+        "tree_speculative_generate made call 7 on the draft (tree/forward/keep_path/crop calls), keep_path([0], cache "
+        "4), where the contract makes keep_path([0, 1], cache 4), in round 2:"),
+    "29: a target that keeps too few nodes is named by its decoder and its round": (
+        "29-medusa-tree", TARGET_KEEPS_ONE_NODE_29, "test_worked_example_decoding",
+        "medusa_tree_generate's round 1 went otherwise than the contract's: expected keep_path([0, 1, 5]), got "
+        "keep_path([0, 1]) on the target: the round's tokens are right, but the cache keeps other nodes than pending "
+        "+ the accepted path."),
     # Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second
     "12: a crop that keeps the newest token leads before the exception": (
         "12-cross-tokenizer", CROP_KEEPS_NEWEST_12, "test_toy_worked_case",

@@ -62,9 +62,11 @@ def first_wrong_walk(learner_target, got, expected) -> tuple[int, str] | None:
     return None
 
 
-def check_calls(name, recorder, expected_recorder, kinds, case, expected, got=None, learner_target=None):
-    """The calls of ``kinds`` one for one; a walk that went wrong in an earlier round than the first
-    differing call is reported at its own round (a walk only changes the NEXT round's calls)."""
+def check_calls(name, recorder, expected_recorder, kinds, case, expected, got=None, learner_target=None,
+                function="tree_speculative_generate"):
+    """The calls of ``kinds`` one for one (``function``: the learner's decoder, named in the first line);
+    a walk that went wrong in an earlier round than the first differing call is reported at its own
+    round (a walk only changes the NEXT round's calls)."""
     mine = [c for c in compared(recorder.calls) if c[0] in kinds]  # the crop rule: no-op crops are not compared
     theirs = [c for c in compared(expected_recorder.calls) if c[0] in kinds]
     learner_target = learner_target or (recorder if name == "target" else None)
@@ -78,10 +80,11 @@ def check_calls(name, recorder, expected_recorder, kinds, case, expected, got=No
                 later = (f"(The {name}'s calls before it match the contract's; they differ from round {round_index + 1} "
                          "on, which this round caused.)\n" if walk[0] < round_index else "")
                 raise GradingFailure(
-                    f"Round {walk[0] + 1} went otherwise than the contract's: {walk[1]}.\n"
+                    f"{function}'s round {walk[0] + 1} went otherwise than the contract's: {walk[1]}.\n"
                     f"  the reference's walk that round:\n{walk_text(expected.walks, walk[0])}\n{later}{case}")
-            raise GradingFailure(f"The {name}'s call {index} ({'/'.join(kinds)}) differs from the contract's, in round "
-                                 f"{round_index + 1}:\n  expected {shown(want)}\n  got      {shown(have)}\n"
+            raise GradingFailure(f"{function} made call {index} on the {name} ({'/'.join(kinds)} calls), {shown(have)}, "
+                                 f"where the contract makes {shown(want)}, in round {round_index + 1}:\n"
+                                 f"  expected {shown(want)}\n  got      {shown(have)}\n"
                                  f"  the reference's walk that round:\n{walk_text(expected.walks, round_index)}\n{case}")
     if len(mine) != len(theirs):
         raise GradingFailure(f"The contract makes {len(theirs)} {'/'.join(kinds)} calls on the {name}; you made "

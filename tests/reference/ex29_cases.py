@@ -86,7 +86,7 @@ def check_run(medusa_tree_generate, target, heads, prompt, max_new_tokens, tree,
         first = raised_difference({"target": recorder}, {"target": expected.target}, CALLS)
         raise lead_with_difference(failure, "medusa_tree_generate", first) from None
     lead_with_tree_draws("medusa_tree_generate", [recorder], [expected.target], (theirs, mine), CALLS, case)
-    check_calls("target", recorder, expected.target, CALLS, case, expected, got)
+    check_calls("target", recorder, expected.target, CALLS, case, expected, got, function="medusa_tree_generate")
     tokens = list(getattr(got, "tokens", []))
     if tokens != expected.tokens or not all(type(t) is int for t in tokens):
         raise GradingFailure(f"medusa_tree_generate returned tokens {tokens}; expected {expected.tokens} (plain ints).\n"
