@@ -86,6 +86,9 @@ DRAFT_KEEPS_ONE_NODE_20 = ("        draft.keep_path([node for node in path if no
                            "        draft.keep_path([node for node in path if node < fed][:1])")
 TARGET_KEEPS_ONE_NODE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
                             "        target.keep_path([0] + [1 + node for node in path][:1])")
+ONE_MORE_SAMPLE_22 = ("        p = next_token_probabilities(logits, temperature)\n",
+                      "        p = next_token_probabilities(logits, temperature)\n        sample_token(p[0], generator)\n")
+TOKENS_REVERSED_22 = ("        result.tokens += tokens\n", "        result.tokens += tokens[::-1]\n")
 RIGHT = "; everything before was right."
 RAISED = "; everything before was right. Then it raised:"
 
@@ -127,6 +130,13 @@ FIRST_LINES = {
         "medusa_tree_generate's round 1 went otherwise than the contract's: expected keep_path([0, 1, 5]), got "
         "keep_path([0, 1]) on the target: the round's tokens are right, but the cache keeps other nodes than pending "
         "+ the accepted path."),
+    "22: one sample too many per round is a round's draw count, by name": (
+        "22-eagle-head", ONE_MORE_SAMPLE_22, "test_worked_example_decoding",
+        "eagle_generate drew 12 uniforms in round 1 where the contract draws 11 uniforms" + RIGHT),
+    "22: a round's tokens appended in the wrong order are named by the round": (
+        "22-eagle-head", TOKENS_REVERSED_22, "test_worked_example_decoding",
+        "eagle_generate emitted [74, 1, 70, 73] in round 1; the contract emits [73, 70, 1, 74] there (3 drafts "
+        "accepted, then one more token)" + RIGHT),
     # Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second
     "12: a crop that keeps the newest token leads before the exception": (
         "12-cross-tokenizer", CROP_KEEPS_NEWEST_12, "test_toy_worked_case",

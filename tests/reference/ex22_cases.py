@@ -18,6 +18,7 @@ from speckata.models.gpt import GPT, GPTConfig
 from tests.reference.ex21_cases import check_tensor, shown  # shown: one target call in words, as 21 shows it
 from tests.reference.ex22_reference import reference_draft, reference_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
+from tests.reference.round_events import entries, lead_with_round_event
 
 
 def tiny_gpt(seed: int, vocab: int = 7, width: int = 16, sharpness: float = 1.0) -> GPT:
@@ -59,6 +60,30 @@ def check_draft(eagle_draft, target, head, features, tokens, gamma, seed, temper
                              f"(one sample_token per draft).\n{case}")
 
 
+def verifies(call) -> bool:
+    """A round's verification pass: forward_new_hidden on a cache that holds the sequence (the prompt's has none)."""
+    return call[0] in ("hidden", "forward") and call[-1] > 0
+
+
+def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case):
+    """A round's count of draws or its tokens, named first when one differs before any call does. The
+    prompt's pass samples the first token before round 1, so its draw counts in round 1 and the rounds'
+    tokens are compared after it (a different first token is left to the token check)."""
+    mine = list(getattr(got, "tokens", []))
+    if mine == expected.tokens and torch.equal(generator.get_state(), expected.generator_state):
+        return
+    tokens = (expected.tokens[1:], expected.accepted_per_pass, mine[1:]) if mine[:1] == expected.tokens[:1] else None
+    rounds = "\n".join("    " + line for line in expected.rounds[:6])
+    lead_with_round_event("eagle_generate", *(entries([r], ("hidden", "forward", "crop"), verifies, is_crop)
+                                              for r in (expected.recorder, recorder)),
+                          start, (expected.generator_state, generator.get_state()), tokens, is_crop,
+                          f"The reference's rounds:\n{rounds}\n{case}")
+
+
+def is_crop(call) -> bool:
+    return call[0] == "crop"
+
+
 def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed, temperature, what):
     case = f"case: {what}, prompt {list(prompt)[:12]}, max_new_tokens {max_new_tokens}, gamma {gamma}, seed {seed}, " \
            f"temperature {temperature}"
@@ -66,13 +91,15 @@ def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed,
     expected = reference_generate(target, head, list(prompt), max_new_tokens, gamma, theirs, temperature)
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale cache: the contract starts with reset()
-    recorder, mine = RecordingEagleModel(target), torch.Generator().manual_seed(seed)
+    mine = torch.Generator().manual_seed(seed)
+    recorder, start = RecordingEagleModel(target, mine), mine.get_state()
     try:
         got = call_learner(eagle_generate, recorder, head, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
     except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
         raise lead_with_difference(failure, "eagle_generate", call_mismatch(
             [c for c in recorder.calls if c[0] in ("hidden", "forward", "crop")],
             [c for c in expected.calls if c[0] in ("hidden", "crop")], shown)) from None
+    lead_with_draws_or_tokens(got, recorder, expected, start, mine, case)
     calls = [c for c in compared(recorder.calls) if c[0] in ("hidden", "forward", "crop")]  # the crop rule
     wanted = [c for c in compared(expected.calls) if c[0] in ("hidden", "crop")]
     for index, (want, have) in enumerate(zip(wanted, calls)):

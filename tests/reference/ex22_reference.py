@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-
 from speckata.models.eagle import RecordingEagleModel
 from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
 
@@ -95,11 +94,12 @@ class ReferenceRun:
         self.tokens, self.accepted_per_pass, self.drafted_per_pass, self.rounds = [], [], [], []
         self.target_passes = self.draft_passes = 0
         self.calls = []
+        self.recorder = self.generator_state = None  # the target's recorder (generator states too), the final state
 
 
 @torch.no_grad()
 def reference_generate(target, head, prompt, max_new_tokens, gamma, generator, temperature=1.0) -> ReferenceRun:
-    model = RecordingEagleModel(target)
+    model = RecordingEagleModel(target, generator)  # with the generator: the draws between its calls are counted
     model.reset()
     run = ReferenceRun()
     sequence = [int(t) for t in prompt]
@@ -128,5 +128,5 @@ def reference_generate(target, head, prompt, max_new_tokens, gamma, generator, t
             run.drafted_per_pass.append(k)
             run.target_passes += 1
             run.draft_passes += k
-    run.calls = model.calls
+    run.calls, run.recorder, run.generator_state = model.calls, model, generator.get_state()
     return run
