@@ -86,6 +86,7 @@ DRAFT_KEEPS_ONE_NODE_20 = ("        draft.keep_path([node for node in path if no
                            "        draft.keep_path([node for node in path if node < fed][:1])")
 TARGET_KEEPS_ONE_NODE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
                             "        target.keep_path([0] + [1 + node for node in path][:1])")
+# The same two lines stand in exercise 28's solution.
 ONE_MORE_SAMPLE_22 = ("        p = next_token_probabilities(logits, temperature)\n",
                       "        p = next_token_probabilities(logits, temperature)\n        sample_token(p[0], generator)\n")
 TOKENS_REVERSED_22 = ("        result.tokens += tokens\n", "        result.tokens += tokens[::-1]\n")
@@ -137,6 +138,13 @@ FIRST_LINES = {
         "22-eagle-head", TOKENS_REVERSED_22, "test_worked_example_decoding",
         "eagle_generate emitted [74, 1, 70, 73] in round 1; the contract emits [73, 70, 1, 74] there (3 drafts "
         "accepted, then one more token)" + RIGHT),
+    "28: one sample too many per round is a round's draw count, by name": (
+        "28-eagle-head-cache", ONE_MORE_SAMPLE_22, "test_worked_example_decoding",
+        "eagle_cached_generate drew 12 uniforms in round 1 where the contract draws 11 uniforms" + RIGHT),
+    "28: a round's tokens appended in the wrong order are named by the round": (
+        "28-eagle-head-cache", TOKENS_REVERSED_22, "test_worked_example_decoding",
+        "eagle_cached_generate emitted [74, 1, 70, 73] in round 1; the contract emits [73, 70, 1, 74] there (3 "
+        "drafts accepted, then one more token)" + RIGHT),
     # Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second
     "12: a crop that keeps the newest token leads before the exception": (
         "12-cross-tokenizer", CROP_KEEPS_NEWEST_12, "test_toy_worked_case",

@@ -65,7 +65,7 @@ def verifies(call) -> bool:
     return call[0] in ("hidden", "forward") and call[-1] > 0
 
 
-def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case):
+def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, function="eagle_generate"):
     """A round's count of draws or its tokens, named first when one differs before any call does. The
     prompt's pass samples the first token before round 1, so its draw counts in round 1 and the rounds'
     tokens are compared after it (a different first token is left to the token check)."""
@@ -74,8 +74,8 @@ def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case):
         return
     tokens = (expected.tokens[1:], expected.accepted_per_pass, mine[1:]) if mine[:1] == expected.tokens[:1] else None
     rounds = "\n".join("    " + line for line in expected.rounds[:6])
-    lead_with_round_event("eagle_generate", *(entries([r], ("hidden", "forward", "crop"), verifies, is_crop)
-                                              for r in (expected.recorder, recorder)),
+    lead_with_round_event(function, *(entries([r], ("hidden", "forward", "crop"), verifies, is_crop)
+                                        for r in (expected.recorder, recorder)),
                           start, (expected.generator_state, generator.get_state()), tokens, is_crop,
                           f"The reference's rounds:\n{rounds}\n{case}")
 

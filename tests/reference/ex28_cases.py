@@ -15,7 +15,7 @@ from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from tests.reference.ex22_cases import check_tensor, shown
+from tests.reference.ex22_cases import check_tensor, lead_with_draws_or_tokens, shown
 from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
 
@@ -117,7 +117,8 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
     head.forward_new(torch.zeros(3, head.width))  # a stale head cache: the contract resets it
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale target cache too
-    model, recorder, mine = RecordingEagleModel(target), RecordingEagleHead(head), torch.Generator().manual_seed(seed)
+    mine = torch.Generator().manual_seed(seed)
+    model, recorder, start = RecordingEagleModel(target, mine), RecordingEagleHead(head), mine.get_state()
     wanted = [c for c in compared(expected.calls) if c[0] in ("hidden", "crop")]
     try:
         got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
@@ -125,6 +126,7 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
         first = (call_mismatch([c for c in model.calls if c[0] in ("hidden", "forward", "crop")], wanted, shown, "target")
                  or call_mismatch(recorder.calls, expected.head_calls, head_call, "head"))
         raise lead_with_difference(failure, "eagle_cached_generate", first) from None
+    lead_with_draws_or_tokens(got, model, expected, start, mine, case, "eagle_cached_generate")
     calls = [c for c in compared(model.calls) if c[0] in ("hidden", "forward", "crop")]
     for index, (want, have) in enumerate(zip(wanted, calls)):
         if want != have:
