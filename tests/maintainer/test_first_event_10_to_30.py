@@ -1,4 +1,4 @@
-"""The first line names the first differing event on exercises that replay a trace (10, 12, 20-23, 27-29).
+"""The first line names the first differing event on exercises that replay a trace (10, 12, 20-23, 27-30).
 
 Wrong versions of our own, each an edited copy of the solution (test_diagnostics_14_to_17.edited_solution),
 run through the suite's own test in-process. The first line of the failure must name the function and
@@ -30,6 +30,7 @@ LEARNER = {
     "27-adaptive-draft-length": ("tests.test_27_adaptive_draft_length", "learner_function", "exercise"),
     "28-eagle-head-cache": ("tests.test_28_eagle_head_cache", "fn", "named"),
     "29-medusa-tree": ("tests.test_29_medusa_tree", "fn", "named"),
+    "30-eagle2-tree": ("tests.test_30_eagle2_tree", "fn", "named"),
 }
 SUITE = {"21-medusa-heads": "tests.test_21_medusa_heads", "23-early-exit": "tests.test_23_early_exit"}
 FUNCTION = {"10-speculative-generate": "speculative_generate", "20-tree-verification": "tree_speculative_generate"}
@@ -90,6 +91,9 @@ TARGET_KEEPS_ONE_NODE_29 = ("        target.keep_path([0] + [1 + node for node i
 ONE_MORE_SAMPLE_22 = ("        p = next_token_probabilities(logits, temperature)\n",
                       "        p = next_token_probabilities(logits, temperature)\n        sample_token(p[0], generator)\n")
 TOKENS_REVERSED_22 = ("        result.tokens += tokens\n", "        result.tokens += tokens[::-1]\n")
+ONE_MORE_SAMPLE_30 = ("        probs = next_token_probabilities(logits, temperature)\n",
+                      "        probs = next_token_probabilities(logits, temperature)\n        sample_token(probs[0], generator)\n")
+TOKENS_REVERSED_30 = ("        result.tokens += new\n", "        result.tokens += new[::-1]\n")
 RIGHT = "; everything before was right."
 RAISED = "; everything before was right. Then it raised:"
 
@@ -145,6 +149,13 @@ FIRST_LINES = {
         "28-eagle-head-cache", TOKENS_REVERSED_22, "test_worked_example_decoding",
         "eagle_cached_generate emitted [74, 1, 70, 73] in round 1; the contract emits [73, 70, 1, 74] there (3 "
         "drafts accepted, then one more token)" + RIGHT),
+    "30: one sample too many per round is a round's draw count, by name": (
+        "30-eagle2-tree", ONE_MORE_SAMPLE_30, "test_random_tiny_models_match_the_reference",
+        "eagle2_generate drew 4 uniforms in round 1 where the contract draws 3 uniforms" + RIGHT),
+    "30: a round's tokens appended in the wrong order are named by the round": (
+        "30-eagle2-tree", TOKENS_REVERSED_30, "test_random_tiny_models_match_the_reference",
+        "eagle2_generate emitted [0, 2] in round 3; the contract emits [2, 0] there (1 draft accepted, then one more "
+        "token)" + RIGHT),
     # Item 2: a wrong crop or keep_path that makes a later round raise leads, the exception second
     "12: a crop that keeps the newest token leads before the exception": (
         "12-cross-tokenizer", CROP_KEEPS_NEWEST_12, "test_toy_worked_case",

@@ -60,12 +60,17 @@ def check_draft(eagle_draft, target, head, features, tokens, gamma, seed, temper
                              f"(one sample_token per draft).\n{case}")
 
 
+def is_crop(call) -> bool:
+    return call[0] == "crop"
+
+
 def verifies(call) -> bool:
     """A round's verification pass: forward_new_hidden on a cache that holds the sequence (the prompt's has none)."""
     return call[0] in ("hidden", "forward") and call[-1] > 0
 
 
-def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, function="eagle_generate"):
+def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, function="eagle_generate",
+                              kinds=("hidden", "forward", "crop"), verifies=verifies, closes=is_crop):
     """A round's count of draws or its tokens, named first when one differs before any call does. The
     prompt's pass samples the first token before round 1, so its draw counts in round 1 and the rounds'
     tokens are compared after it (a different first token is left to the token check)."""
@@ -74,14 +79,9 @@ def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, f
         return
     tokens = (expected.tokens[1:], expected.accepted_per_pass, mine[1:]) if mine[:1] == expected.tokens[:1] else None
     rounds = "\n".join("    " + line for line in expected.rounds[:6])
-    lead_with_round_event(function, *(entries([r], ("hidden", "forward", "crop"), verifies, is_crop)
-                                        for r in (expected.recorder, recorder)),
-                          start, (expected.generator_state, generator.get_state()), tokens, is_crop,
+    lead_with_round_event(function, *(entries([r], kinds, verifies, closes) for r in (expected.recorder, recorder)),
+                          start, (expected.generator_state, generator.get_state()), tokens, closes,
                           f"The reference's rounds:\n{rounds}\n{case}")
-
-
-def is_crop(call) -> bool:
-    return call[0] == "crop"
 
 
 def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed, temperature, what):

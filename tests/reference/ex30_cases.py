@@ -15,6 +15,7 @@ from speckata.models.tree_shapes import TreeShape
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
+from tests.reference.ex22_cases import lead_with_draws_or_tokens
 from tests.reference.ex30_reference import reference_generate, reference_tree
 from tests.reference.result_tail import check_tokens_counters_and_draws
 
@@ -82,6 +83,9 @@ def target_call(call) -> str:
     return f"{call[0]}{call[1:]}"
 
 
+TARGET_KINDS = ("hidden", "forward", "tree", "keep_path", "crop")  # every target call but the reset
+
+
 def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, depth, seed, temperature, what):
     case = f"case: {what}, prompt {list(prompt)[:12]}, max_new_tokens {max_new_tokens}, budget {budget}, top_k " \
            f"{top_k}, depth {depth}, seed {seed}, temperature {temperature}"
@@ -92,7 +96,8 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
     head.forward_new(torch.zeros(3, head.width))  # a stale head cache: the contract resets it
     target.reset()
     target.forward_new_hidden([prompt[0]])  # a stale target cache too
-    model, recorder, mine = RecordingEagleModel(target), RecordingEagleHead(head), torch.Generator().manual_seed(seed)
+    mine = torch.Generator().manual_seed(seed)
+    model, recorder, start = RecordingEagleModel(target, mine), RecordingEagleHead(head), mine.get_state()
     wanted = [c for c in compared(expected.calls) if c[0] != "reset"]
     try:
         got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, budget, top_k, depth, mine,
@@ -101,6 +106,8 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
         first = (call_mismatch([c for c in model.calls if c[0] != "reset"], wanted, target_call, "target")
                  or call_mismatch(recorder.calls, expected.head_calls, head_call, "head"))
         raise lead_with_difference(failure, "eagle2_generate", first) from None
+    lead_with_draws_or_tokens(got, model, expected, start, mine, case, "eagle2_generate", TARGET_KINDS,
+                              lambda call: call[0] == "tree", lambda call: call[0] in ("keep_path", "crop"))
     calls = [c for c in compared(model.calls) if c[0] != "reset"]
     for index in range(max(len(calls), len(wanted))):
         want = wanted[index] if index < len(wanted) else None

@@ -14,10 +14,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import torch
-
 from speckata.models.eagle import RecordingEagleModel
 from speckata.models.sampling import next_token_probabilities
 from speckata.models.tree_shapes import TreeShape
+
 from tests.reference import ex16_reference
 from tests.reference.ex01_reference import inverse_cdf
 from tests.reference.ex18_reference import reference_mask, reference_positions
@@ -88,6 +88,7 @@ class ReferenceRun:
         self.tokens, self.accepted_per_pass, self.drafted_per_pass, self.rounds = [], [], [], []
         self.target_passes = self.draft_passes = 0
         self.calls, self.head_calls = [], []
+        self.recorder = self.generator_state = None  # the target's recorder (generator states too), the final state
 
 
 def walk(shape, tokens, p, stream, lines):
@@ -109,7 +110,7 @@ def walk(shape, tokens, p, stream, lines):
 @torch.no_grad()
 def reference_generate(target, head, prompt, max_new_tokens, budget, top_k, depth, generator, temperature=1.0,
                        stale=0) -> ReferenceRun:
-    model, run, stream = RecordingEagleModel(target), ReferenceRun(), uniforms(generator)
+    model, run, stream = RecordingEagleModel(target, generator), ReferenceRun(), uniforms(generator)  # draws counted
     model.reset()
     run.head_calls.append(("reset", stale))
     sequence = [int(t) for t in prompt]
@@ -148,5 +149,5 @@ def reference_generate(target, head, prompt, max_new_tokens, budget, top_k, dept
         run.accepted_per_pass.append(len(path))
         run.drafted_per_pass.append(len(shape))
         run.target_passes += 1
-    run.calls = model.calls
+    run.calls, run.recorder, run.generator_state = model.calls, model, generator.get_state()
     return run

@@ -52,8 +52,8 @@ def tokens_difference(expected_tokens, accepted_per_pass, tokens) -> Difference 
         end = start + accepted + 1
         if list(tokens[start:end]) != list(expected_tokens[start:end]):
             return Difference(number, TOKENS, 0, f"emitted {list(tokens[start:end])} in round {number}; the contract "
-                                                 f"emits {list(expected_tokens[start:end])} there ({accepted} drafts "
-                                                 f"accepted, then one more token)")
+                                                 f"emits {list(expected_tokens[start:end])} there ({accepted} "
+                                                 f"draft{'' if accepted == 1 else 's'} accepted, then one more token)")
         start = end
     return None
 
