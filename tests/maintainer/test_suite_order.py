@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 
+from speckata.grading.completion_guard import GUARDED_PID
 from speckata.manifest import exercise_by_id, repo_root
 
 SUITES = ["tests/test_01_speculative_step.py", "tests/test_08_batched_verifier.py", "tests/test_12_cross_tokenizer.py"]
@@ -63,8 +65,11 @@ class TaskTiers:
             self.items.append((item.nodeid.split("::")[0], item.name, tasks[0] if tasks else None, tier(item)))
 
 
-def test_21_to_27_run_each_tasks_fixed_cases_in_task_order():
+def test_21_to_27_run_each_tasks_fixed_cases_in_task_order(monkeypatch):
     recorder = TaskTiers()
+    # A collection inside this process must not fork the completion guard: in a worker of pytest -n the
+    # fork's child would go on running the worker's tests while the parent waits for it (a hang).
+    monkeypatch.setenv(GUARDED_PID, str(os.getpid()))
     assert pytest.main(["--co", "-q", "-p", "no:cacheprovider", "--target=solutions", *TASK_ORDER_SUITES],
                        plugins=[recorder]) == 0
     for suite in TASK_ORDER_SUITES:
