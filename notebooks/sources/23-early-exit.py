@@ -163,8 +163,9 @@ with learner.until_written():
     plt.show()
 
 # %% [markdown]
-# The trained exits keep more drafts per pass at every k, and the layers climbed one after the
-# other per token fall below plain decoding's 6. Whether that is faster on a clock depends on
+# The trained exits keep more drafts per pass at every k and climb fewer layers one after the
+# other per token than the shipped target's, though only the shallowest exit climbs fewer than
+# plain decoding's 6 (the figures above). Whether any of it is faster on a clock depends on
 # what a shallow step and a verification pass cost on your machine:
 # `python -m speckata.bench early_exit` times both targets at every exit layer and prints the
 # cost model beside the measured speedup (theory/23-early-exit.md, section 6).
