@@ -24,8 +24,8 @@ from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
 from speckata.models.tree_shapes import chain, top_k_tree
 from tests.reference.ex20_reference import reference_generate
-from tests.reference.ex20_report import KINDS, check_calls, raised_difference
-from tests.reference.round_events import lead_with_tree_draws
+from tests.reference.ex20_report import KINDS, check_calls, raised_difference, walk_detail
+from tests.reference.round_events import lead_with_tree_events, round_tokens
 from tests.shared.statistics import chi_square_sf
 
 EXERCISE = "20-tree-verification"
@@ -76,8 +76,9 @@ def check_tokens(got, tokens, case, what="the reference's"):
 
 
 def check_everything(got, rec_target, rec_draft, generator, expected, ours, case):
-    lead_with_tree_draws("tree_speculative_generate", [rec_target, rec_draft], [expected.target, expected.draft],
-                         (ours, generator), KINDS, case)  # a round's draw count, named before what it changed
+    lead_with_tree_events("tree_speculative_generate", [rec_target, rec_draft], [expected.target, expected.draft],
+                          (ours, generator), KINDS, walk_detail(expected, case),
+                          round_tokens(expected, got))  # a round's draw count or tokens, named before what they changed
     check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path", "crop"), case, expected, got)
     check_calls("draft", rec_draft, expected.draft, ("tree", "forward", "keep_path", "crop"), case, expected, got,
                 rec_target)

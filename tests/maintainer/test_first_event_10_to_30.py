@@ -42,8 +42,9 @@ def exercise_imports():
     install_finder()
 
 
-def run_wrong(tmp_path, monkeypatch, exercise_id, edits, test, *args):
-    """The suite's ``test`` on the solution with ``edits``: its failure's first line, or None when it passes."""
+def run_wrong(tmp_path, monkeypatch, exercise_id, edits, test, *args, whole=False):
+    """The suite's ``test`` on the solution with ``edits``: its failure's first line (``whole``: all of it),
+    or None when it passes."""
     learner = edited_solution(tmp_path, exercise_id, *edits)
     module_name, attribute, style = LEARNER[exercise_id]
     getter = {"plain": lambda: getattr(learner, FUNCTION[exercise_id]),
@@ -54,7 +55,8 @@ def run_wrong(tmp_path, monkeypatch, exercise_id, edits, test, *args):
     if test.startswith("passes:"):
         getattr(suite, test.removeprefix("passes:"))(*args)
         return None
-    return str(failure_of(getattr(suite, test), *args)).splitlines()[0]
+    text = str(failure_of(getattr(suite, test), *args))
+    return text if whole else text.splitlines()[0]
 
 
 # Wrong versions: (find, replace) edits of the solutions ---------------------------------------------------

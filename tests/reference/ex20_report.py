@@ -38,6 +38,11 @@ def walk_text(walks, round_index) -> str:
     return "\n".join("      " + line for line in walks[round_index]) if round_index < len(walks) else ""
 
 
+def walk_detail(expected, case):
+    """The lines after a round's headline (speckata.grading.events): the reference's walk that round, the case."""
+    return lambda first: f"  the reference's walk in round {first.round}:\n{walk_text(expected.walks, first.round - 1)}\n{case}"
+
+
 def first_wrong_walk(learner_target, got, expected) -> tuple[int, str] | None:
     """(round index, what differs) for the first round whose walk went otherwise than the reference's:
     the target's keep_path (the accepted nodes), or the token that ends the round."""

@@ -48,9 +48,10 @@ def reference_loss(logits: torch.Tensor, labels: torch.Tensor, decay: float = 0.
 class ReferenceRun:
     """What the contract's decoder does on one case: tokens, statistics and the recorded calls."""
 
-    def __init__(self, tokens, accepted, drafted, passes, calls, rounds):
+    def __init__(self, tokens, accepted, drafted, passes, calls, rounds, recorder=None):
         self.tokens, self.accepted_per_pass, self.drafted_per_pass = tokens, accepted, drafted
         self.target_passes, self.draft_passes, self.calls, self.rounds = passes, 0, calls, rounds
+        self.recorder, self.generator_state = recorder, None  # its calls' order; greedy: no generator
 
 
 @torch.no_grad()
@@ -91,4 +92,4 @@ def reference_generate(target, heads, prompt: list[int], max_new_tokens: int) ->
             h, z = hidden[a], logits[a]
             if len(tokens) >= max_new_tokens:
                 break
-    return ReferenceRun(tokens, accepted_per_pass, drafted_per_pass, passes, model.calls, rounds)
+    return ReferenceRun(tokens, accepted_per_pass, drafted_per_pass, passes, model.calls, rounds, model)

@@ -18,7 +18,7 @@ from speckata.models.gpt import GPT, GPTConfig
 from tests.reference.ex21_cases import check_tensor, shown  # shown: one target call in words, as 21 shows it
 from tests.reference.ex22_reference import reference_draft, reference_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
-from tests.reference.round_events import entries, lead_with_round_event
+from tests.reference.round_events import lead_with_draws_or_tokens
 
 
 def tiny_gpt(seed: int, vocab: int = 7, width: int = 16, sharpness: float = 1.0) -> GPT:
@@ -58,30 +58,6 @@ def check_draft(eagle_draft, target, head, features, tokens, gamma, seed, temper
     if not torch.equal(mine.get_state(), theirs.get_state()):
         raise GradingFailure(f"eagle_draft drew another number of random numbers than the contract's {gamma} "
                              f"(one sample_token per draft).\n{case}")
-
-
-def is_crop(call) -> bool:
-    return call[0] == "crop"
-
-
-def verifies(call) -> bool:
-    """A round's verification pass: forward_new_hidden on a cache that holds the sequence (the prompt's has none)."""
-    return call[0] in ("hidden", "forward") and call[-1] > 0
-
-
-def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, function="eagle_generate",
-                              kinds=("hidden", "forward", "crop"), verifies=verifies, closes=is_crop):
-    """A round's count of draws or its tokens, named first when one differs before any call does. The
-    prompt's pass samples the first token before round 1, so its draw counts in round 1 and the rounds'
-    tokens are compared after it (a different first token is left to the token check)."""
-    mine = list(getattr(got, "tokens", []))
-    if mine == expected.tokens and torch.equal(generator.get_state(), expected.generator_state):
-        return
-    tokens = (expected.tokens[1:], expected.accepted_per_pass, mine[1:]) if mine[:1] == expected.tokens[:1] else None
-    rounds = "\n".join("    " + line for line in expected.rounds[:6])
-    lead_with_round_event(function, *(entries([r], kinds, verifies, closes) for r in (expected.recorder, recorder)),
-                          start, (expected.generator_state, generator.get_state()), tokens, closes,
-                          f"The reference's rounds:\n{rounds}\n{case}")
 
 
 def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed, temperature, what):

@@ -15,9 +15,10 @@ from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from tests.reference.ex22_cases import check_tensor, lead_with_draws_or_tokens, shown
+from tests.reference.ex22_cases import check_tensor, shown
 from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
+from tests.reference.round_events import lead_with_draws_or_tokens
 
 
 def head_call(call) -> str:

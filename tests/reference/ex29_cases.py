@@ -16,11 +16,11 @@ from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import lead_with_difference
 from speckata.models.medusa import RecordingHiddenModel
 from speckata.models.tree_shapes import TreeShape
-from tests.reference.ex20_report import check_calls, raised_difference
+from tests.reference.ex20_report import check_calls, raised_difference, walk_detail
 from tests.reference.ex21_cases import random_heads
 from tests.reference.ex22_cases import sequence_law, tiny_gpt
 from tests.reference.ex29_reference import reference_accuracies, reference_generate, reference_tree
-from tests.reference.round_events import lead_with_tree_draws
+from tests.reference.round_events import lead_with_tree_events, round_tokens
 from tests.shared.statistics import pooled_chi_square
 
 CALLS = ("hidden", "forward", "tree", "keep_path", "crop")
@@ -85,7 +85,8 @@ def check_run(medusa_tree_generate, target, heads, prompt, max_new_tokens, tree,
     except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
         first = raised_difference({"target": recorder}, {"target": expected.target}, CALLS)
         raise lead_with_difference(failure, "medusa_tree_generate", first) from None
-    lead_with_tree_draws("medusa_tree_generate", [recorder], [expected.target], (theirs, mine), CALLS, case)
+    lead_with_tree_events("medusa_tree_generate", [recorder], [expected.target], (theirs, mine), CALLS,
+                          walk_detail(expected, case), round_tokens(expected, got, prompt_token=True))
     check_calls("target", recorder, expected.target, CALLS, case, expected, got, function="medusa_tree_generate")
     tokens = list(getattr(got, "tokens", []))
     if tokens != expected.tokens or not all(type(t) is int for t in tokens):

@@ -15,9 +15,9 @@ from speckata.models.tree_shapes import TreeShape
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from tests.reference.ex22_cases import lead_with_draws_or_tokens
 from tests.reference.ex30_reference import reference_generate, reference_tree
 from tests.reference.result_tail import check_tokens_counters_and_draws
+from tests.reference.round_events import lead_with_draws_or_tokens
 
 
 def head_call(call) -> str:

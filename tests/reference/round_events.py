@@ -1,12 +1,13 @@
-"""Exercises 20-tree-verification, 23-early-exit and 29-medusa-tree: a round's draws and tokens, before their calls.
+"""Exercises 20-tree-verification, 21-medusa-heads, 22-eagle-head, 23-early-exit, 28-30: a round's draws and tokens first.
 
 Their suites compare the calls one for one with messages of their own (a tree's walk, an early
 exit's layers). Before that, this finds the first differing event of any kind with
 speckata.grading.events (a call, a round's count of uniforms, the round's tokens) and, when it is
-not a call, reports it by name: a wrong count of draws reads "drew 3 uniforms in round 2", not the
-next round's feed it changed. A round is one verification pass of the target and the calls that
-close it (a crop, a keep_path); both sides' recorders were given the generator, so the draws
-between calls are counted from the generator's states.
+not a call, reports it by name: a wrong count of draws reads "drew 3 uniforms in round 2", and a
+wrong token appended "emitted [..] in round 2", not the next round's feed they changed. A round is
+one verification pass of the target and the calls that close it (a crop, a keep_path); both
+sides' recorders were given the generator, so the draws between calls are counted from the
+generator's states (21 is greedy: no generator, so no draws, only tokens).
 """
 
 from __future__ import annotations
@@ -58,16 +59,58 @@ def tokens_difference(expected_tokens, accepted_per_pass, tokens) -> Difference 
     return None
 
 
+def round_tokens(expected, got, prompt_token=False):
+    """What ``tokens_difference`` compares, (the contract's tokens, its accepted_per_pass, the learner's
+    tokens), or None when the tokens are the contract's. ``prompt_token``: the prompt's pass emits the
+    first token before round 1, so the rounds' tokens are the rest (a different first token is left to
+    the suite's token check)."""
+    mine = list(getattr(got, "tokens", None) or [])
+    if mine == list(expected.tokens):
+        return None
+    if not prompt_token:
+        return list(expected.tokens), expected.accepted_per_pass, mine
+    return (list(expected.tokens[1:]), expected.accepted_per_pass, mine[1:]) if mine[:1] == expected.tokens[:1] else None
+
+
 def lead_with_round_event(name, expected, got, start, finals, tokens=None, closes=lambda call: False, detail=""):
     """Raise when the first differing event is a round's draws or tokens, not a call: ``expected`` and
     ``got`` are ``entries`` of the reference's and the learner's recorders, ``finals`` the two
-    generators' states at the end (reference, learner), ``tokens`` (reference's tokens, its
-    accepted_per_pass, the learner's tokens) or None where the suite's own report covers them."""
+    generators' states at the end (reference, learner; None without a generator), ``tokens``
+    (reference's tokens, its accepted_per_pass, the learner's tokens) or None where the suite's own
+    report covers them. ``detail``: the lines after the headline, or a function of the Difference
+    that makes them (to show the round it names)."""
     draws = round_draw_difference(([e[:3:2] for e in expected], finals[0]), ([e[:3:2] for e in got], finals[1]),
                                   start, [e[3] for e in got])
     first = earliest(call_difference(expected, got, closes), draws, tokens_difference(*tokens) if tokens else None)
     if first is not None and first.headline:
-        raise GradingFailure(f"{name} {first.headline}; everything before was right.\n{detail}")
+        raise GradingFailure(f"{name} {first.headline}; everything before was right.\n"
+                             f"{detail(first) if callable(detail) else detail}")
+
+
+def hidden_pass(call) -> bool:
+    """A round's verification pass in 21, 22 and 28: forward_new_hidden on a cache that holds the sequence
+    (the prompt's pass has none)."""
+    return call[0] in ("hidden", "forward") and call[-1] > 0
+
+
+def is_crop(call) -> bool:
+    return call[0] == "crop"
+
+
+def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, function="eagle_generate",
+                              kinds=("hidden", "forward", "crop"), verifies=hidden_pass, closes=is_crop):
+    """Exercises 21, 22, 28 and 30 (the prompt's pass samples the first token before round 1, so its draw
+    counts in round 1): a round's count of draws or its tokens, named first when one differs before any
+    call does. ``expected``: the reference's run, with its ``recorder``, ``rounds`` (one line each) and
+    ``generator_state``; ``generator`` None where the decoder draws nothing (21, greedy)."""
+    tokens = round_tokens(expected, got, prompt_token=True)
+    finals = (expected.generator_state, generator.get_state()) if generator is not None else (None, None)
+    if tokens is None and (generator is None or torch.equal(*finals)):
+        return
+    def rounds(first):  # the reference's rounds up to the one named, six at most
+        return "\n".join("    " + line for line in expected.rounds[max(0, first.round - 6): max(first.round, 1)])
+    lead_with_round_event(function, *(entries([r], kinds, verifies, closes) for r in (expected.recorder, recorder)),
+                          start, finals, tokens, closes, lambda first: f"The reference's rounds:\n{rounds(first)}\n{case}")
 
 
 def tree_pass(call) -> bool:
@@ -78,13 +121,14 @@ def keeps_path(call) -> bool:
     return call[0] == "keep_path"
 
 
-def lead_with_tree_draws(name, recorders, expected_recorders, generators, kinds, detail):
-    """Exercises 20 and 29 (a round: the target's tree pass, then keep_path): a round's count of draws that
-    differs before any call does is named first; the tokens are left to the suite's walk report.
-    ``generators``: the reference's and the learner's, after their runs (nothing to do when they agree)."""
+def lead_with_tree_events(name, recorders, expected_recorders, generators, kinds, detail, tokens=None):
+    """Exercises 20 and 29 (a round: the target's tree pass, then keep_path): a round's count of draws or
+    its tokens (``tokens``: ``round_tokens``'s triple, None when they agree) that differ before any call
+    does are named first; the suite's walk report follows (``detail``, a function of the Difference).
+    ``generators``: the reference's and the learner's, after their runs."""
     finals = tuple(generator.get_state() for generator in generators)
-    if torch.equal(*finals):
+    if tokens is None and torch.equal(*finals):
         return
     start = expected_recorders[0].states[0]  # the contract's first call, reset(), comes before any draw
     lead_with_round_event(name, *(entries(r, kinds, tree_pass, keeps_path) for r in (expected_recorders, recorders)),
-                          start, finals, closes=keeps_path, detail=detail)
+                          start, finals, tokens, keeps_path, detail)
