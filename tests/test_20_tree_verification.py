@@ -62,6 +62,9 @@ def run(target, draft, prompt, max_new_tokens, tree, seed, temperature=1.0, chil
     except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
         first = raised_difference({"target": rec_target, "draft": rec_draft}, {"target": expected.target, "draft": expected.draft})
         raise lead_with_difference(failure, "tree_speculative_generate", first) from None
+    lead_with_tree_events("tree_speculative_generate", [rec_target, rec_draft], [expected.target, expected.draft],
+                          (ours, generator), KINDS, walk_detail(expected, case),
+                          round_tokens(expected, got))  # a round's draw count or tokens, named before what they changed
     return got, rec_target, rec_draft, generator, expected, ours, case
 
 
@@ -76,9 +79,6 @@ def check_tokens(got, tokens, case, what="the reference's"):
 
 
 def check_everything(got, rec_target, rec_draft, generator, expected, ours, case):
-    lead_with_tree_events("tree_speculative_generate", [rec_target, rec_draft], [expected.target, expected.draft],
-                          (ours, generator), KINDS, walk_detail(expected, case),
-                          round_tokens(expected, got))  # a round's draw count or tokens, named before what they changed
     check_calls("target", rec_target, expected.target, ("tree", "forward", "keep_path", "crop"), case, expected, got)
     check_calls("draft", rec_draft, expected.draft, ("tree", "forward", "keep_path", "crop"), case, expected, got,
                 rec_target)

@@ -4,8 +4,8 @@ A decoder's run is a stream of events: the calls it makes on each model, the ran
 draws between them, the tokens each round emits. An exercise that replays a reference's trace
 finds, for each kind, where the learner's stream first leaves the contract's, and reports the one
 that comes first in the round they belong to (10 and 12: tests/reference/ex10_events.py; 25 and
-27: ex25_replay.py; 20, 23, 29: round_events.py; 19-23 and 28-30 compare their calls with the crop
-rule, and lead a raise with ``call_mismatch``):
+27: ex25_replay.py; 20-23 and 28-30: tests/reference/round_events.py; 19-23 and 28-30 compare their
+calls with the crop rule, and lead a raise with ``call_mismatch``):
 
     phase 0 (BEFORE)   the calls of a round and the draws made between them,
     phase 1 (TOKENS)   the tokens the round emitted,

@@ -190,11 +190,15 @@ FIRST_LINES = {
 }
 
 
-@pytest.mark.parametrize("name", list(FIRST_LINES))
-def test_the_first_line_names_the_function_and_the_step_that_differ(tmp_path, monkeypatch, name):
-    exercise_id, edit, test, expected = FIRST_LINES[name]
+def check_first_line(tmp_path, monkeypatch, exercise_id, edit, test, expected):
+    """One row of a FIRST_LINES table: the wrong version's first line is ``expected``."""
     line = run_wrong(tmp_path, monkeypatch, exercise_id, [edit], test)
     assert line == expected, line
+
+
+@pytest.mark.parametrize("name", list(FIRST_LINES))
+def test_the_first_line_names_the_function_and_the_step_that_differ(tmp_path, monkeypatch, name):
+    check_first_line(tmp_path, monkeypatch, *FIRST_LINES[name])
 
 
 # Item 5: a crop that changes nothing is neither required nor refused ------------------------------------

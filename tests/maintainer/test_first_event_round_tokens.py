@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from speckata.grading.learner_code import install_finder
-from tests.maintainer.test_first_event_10_to_30 import RIGHT, run_wrong
+from tests.maintainer.test_first_event_10_to_30 import RIGHT, check_first_line, run_wrong
 
 
 @pytest.fixture(autouse=True)
@@ -46,14 +46,18 @@ BONUS_FROM_PARENT_29 = ("    return path, sample_token(p[node + 1], generator)  
 
 # name: (exercise, edit, the suite's test, the first line it must show)
 FIRST_LINES = {
-    "20: the first nodes' tokens instead of the accepted path's": (
+    "20: the first nodes' tokens instead of the accepted path's, in the worked example": (
+        "20-tree-verification", FIRST_NODES_20, "test_worked_example",
+        "tree_speculative_generate emitted [1, 1] in round 1; the contract emits [2, 1] there (1 draft accepted, then one "
+        "more token)" + RIGHT),
+    "20: the first nodes' tokens instead of the accepted path's, two drafts deep": (
         "20-tree-verification", FIRST_NODES_20, "test_random_markov_cases_match_the_reference",
         "tree_speculative_generate emitted [0, 1, 0] in round 7; the contract emits [1, 1, 0] there (2 drafts accepted, "
         "then one more token)" + RIGHT),
     "20: the bonus token from the parent's row": (
-        "20-tree-verification", BONUS_FROM_PARENT_20, "test_random_markov_cases_match_the_reference",
-        "tree_speculative_generate emitted [1, 1, 1] in round 7; the contract emits [1, 1, 0] there (2 drafts accepted, "
-        "then one more token)" + RIGHT),
+        "20-tree-verification", BONUS_FROM_PARENT_20, "test_worked_example",
+        "tree_speculative_generate emitted [2, 2] in round 1; the contract emits [2, 1] there (1 draft accepted, then one "
+        "more token)" + RIGHT),
     "21: the next token from a row too early": (
         "21-medusa-heads", NEXT_TOKEN_ROW_TOO_EARLY_21, "test_worked_example_decoding",
         "medusa_generate emitted [73, 73] in round 1; the contract emits [73, 70] there (1 draft accepted, then one more "
@@ -75,9 +79,7 @@ FIRST_LINES = {
 
 @pytest.mark.parametrize("name", list(FIRST_LINES))
 def test_the_first_line_names_the_round_whose_tokens_differ(tmp_path, monkeypatch, name):
-    exercise_id, edit, test, expected = FIRST_LINES[name]
-    line = run_wrong(tmp_path, monkeypatch, exercise_id, [edit], test)
-    assert line == expected, line
+    check_first_line(tmp_path, monkeypatch, *FIRST_LINES[name])
 
 
 def test_the_lines_after_it_show_the_references_round(tmp_path, monkeypatch):

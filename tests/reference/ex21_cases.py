@@ -2,7 +2,8 @@
 
 Tiny random GPTs and moved heads for the generated cases, the comparison of a learner's tensors
 (exercise 22's suite uses it too), the replay of a decoder run against the independent reference
-(tests/reference/ex21_reference.py), call by call then token by token, and Task 5's bad inputs.
+(tests/reference/ex21_reference.py): a round whose tokens differ before any call does is named first
+(tests/reference/round_events.py), then call by call and token by token; and Task 5's bad inputs.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def run(target, heads, prompt, max_new_tokens, what):
     except GradingFailure as failure:  # what it did before raising, compared first (the crash is often its symptom)
         first = call_mismatch(*([c for c in calls if c[0] in KINDS] for calls in (recorder.calls, expected.calls)), shown)
         raise lead_with_difference(failure, "medusa_generate", first) from None
+    # a round's tokens, named before the next round's call they change (greedy: no generator, no draws)
+    lead_with_draws_or_tokens(got, recorder, expected, None, None, case, "medusa_generate", KINDS)
     return got, recorder, expected, case
 
 
@@ -87,8 +90,6 @@ def check_tokens(got, expected_tokens, case, what="the reference's"):
 
 
 def check_run(got, recorder, expected, case):
-    # a round's tokens, named before the next round's call they change (greedy: no generator, no draws)
-    lead_with_draws_or_tokens(got, recorder, expected, None, None, case, "medusa_generate", KINDS)
     mine = [c for c in compared(recorder.calls) if c[0] in KINDS]  # the crop rule: no-op crops are not compared
     theirs = [c for c in compared(expected.calls) if c[0] in KINDS]
     for index, (want, have) in enumerate(zip(theirs, mine)):
