@@ -102,7 +102,7 @@ def is_crop(call) -> bool:
 
 def lead_with_draws_or_tokens(got, recorder, expected, start, generator, case, function="eagle_generate",
                               kinds=("hidden", "forward", "crop"), verifies=hidden_pass, closes=is_crop):
-    """Exercises 21, 22, 28 and 30 (the prompt's pass samples the first token before round 1, so its draw
+    """Exercises 21, 22, 28 and 30 (the prompt's pass emits the first token before round 1; a draw for it
     counts in round 1): a round's count of draws or its tokens, named first when one differs before any
     call does. ``expected``: the reference's run, with its ``recorder``, ``rounds`` (one line each) and
     ``generator_state``; ``generator`` None where the decoder draws nothing (21, greedy)."""
