@@ -21,7 +21,7 @@ speculative_generate(target, draft, prompt_ids, max_new_tokens, gamma, generator
     gamma           how many tokens the draft proposes per round (>= 1).
     generator       a torch.Generator: every random number comes from it, through the helpers.
     temperature     applied to target and draft alike; 0 means greedy.
-Returns a speckata.models.decoding.SpeculativeResult: tokens (exactly max_new_tokens plain ints,
+Returns a speckata.decoding.baseline.SpeculativeResult: tokens (exactly max_new_tokens plain ints,
 the prompt not included), accepted_per_pass and drafted_per_pass (one entry per round),
 target_passes and draft_passes (how many forward_new calls each model received).
 
@@ -54,7 +54,7 @@ happen; the output is then the target's greedy decoding, token for token.
 
 You may reuse exercise 01 for step 3: speculative_step(p.numpy(), q, drafts, GeneratorRNG(generator))
 with q a (k, V) float64 array of the q_i follows exactly this rule and these draws (GeneratorRNG is
-in speckata.models.sampling; for k = 0 pass q = numpy.empty((0, V))). Import it at the top of
+in speckata.decoding.sampling; for k = 0 pass q = numpy.empty((0, V))). Import it at the top of
 this file with `from ex01_speculative_step import speculative_step`: the grader imports your
 exercise files from the folder it grades, so this takes your own exercise 01 (solve 01 first).
 
@@ -95,8 +95,8 @@ Check it with:  kata check 10-speculative-generate   (or: pytest tests/test_10_s
 
 import torch  # noqa: F401
 
-from speckata.models.decoding import SpeculativeResult, check_generation_inputs  # noqa: F401  (given)
-from speckata.models.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.baseline import SpeculativeResult, check_generation_inputs  # noqa: F401  (given)
+from speckata.decoding.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token  # noqa: F401
 
 
 def speculative_generate(target, draft, prompt_ids, max_new_tokens, gamma, generator, temperature=1.0):

@@ -33,7 +33,7 @@ Task 2: distill(draft, target, contexts, steps, generator, learning_rate=3e-3, b
     and return the list of loss.item() values, one per step, each taken before its update.
     steps = 0 returns [] and leaves the draft as it was.
 
-Bad input raises ValueError naming it (speckata.models.distill_checks does all of this:
+Bad input raises ValueError naming it (speckata.checks.distill does all of this:
 check_distill_inputs for distill, check_pair / check_contexts / check_positive for
 measure_agreement): "vocabulary" (the models' vocabularies differ), "contexts" (not a 2-D integer
 tensor with N, T >= 1, or an id out of range), "steps" (not an integer >= 0), "batch_size" (not an
@@ -66,7 +66,7 @@ Check it with:  kata check 11-distill-draft   (or: pytest tests/test_11_distill_
 import torch  # noqa: F401
 
 from ex09_distillation_loss import distillation_loss, top1_agreement  # noqa: F401  (exercise 09)
-from speckata.models.distill_checks import check_contexts, check_distill_inputs, check_pair, check_positive  # noqa: F401
+from speckata.checks.distill import check_contexts, check_distill_inputs, check_pair, check_positive  # noqa: F401
 
 
 def measure_agreement(draft, target, contexts, temperature=1.0):

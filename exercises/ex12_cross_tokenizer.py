@@ -57,7 +57,7 @@ Task 3: cross_tokenizer_generate(target, target_tokenizer, draft, draft_tokenize
     2. Feed the target sequence[target.cache_length:] + proposal in one call; p = next_token_
        probabilities(last len(proposal) + 1 rows, temperature); tokens = verify_proposal(p, proposal,
        generator); extend sequence; crop the target to len(sequence) - 1 if it holds more.
-    Return a CrossTokenizerResult (speckata.models.decoding): text (target_tokenizer.decode of the
+    Return a CrossTokenizerResult (speckata.decoding.baseline): text (target_tokenizer.decode of the
     new tokens), tokens, proposed_per_pass, accepted_per_pass, target_passes, draft_passes.
     The output is distributed exactly as the target's own samples, whatever the draft proposes;
     at temperature 0 it is the target's greedy decoding.
@@ -84,8 +84,8 @@ Check it with:  kata check 12-cross-tokenizer   (or: pytest tests/test_12_cross_
 
 import torch  # noqa: F401
 
-from speckata.models.decoding import CrossTokenizerResult, check_cross_tokenizer_inputs  # noqa: F401  (given)
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.baseline import CrossTokenizerResult, check_cross_tokenizer_inputs  # noqa: F401  (given)
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
 
 
 def verify_proposal(p, proposal, generator):

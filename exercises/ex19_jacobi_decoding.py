@@ -16,7 +16,7 @@ jacobi_generate(model, prompt_ids, max_new_tokens, n, initial_guess=None)
     max_new_tokens  how many new tokens to return (>= 0).
     n               how many guessed tokens a pass may carry (>= 1).
     initial_guess   None, or a list of exactly n token ids to use as the first guess.
-Returns a speckata.models.results.SpeculativeResult with: tokens (exactly max_new_tokens plain
+Returns a speckata.decoding.results.SpeculativeResult with: tokens (exactly max_new_tokens plain
 ints, the prompt not included), drafted_per_pass (k of each pass, below), accepted_per_pass (the
 a of each pass), target_passes (how many forward_new calls the model received), draft_passes = 0.
 
@@ -64,8 +64,8 @@ Tasks (the grader reports a failure by its task number):
 Check it with:  kata check 19-jacobi-decoding   (or: pytest tests/test_19_jacobi_decoding.py)
 """
 
-from speckata.models.checks import check_count, check_prompt, checked_token_ids  # noqa: F401
-from speckata.models.results import SpeculativeResult  # noqa: F401
+from speckata.checks.decoding import check_count, check_prompt, checked_token_ids  # noqa: F401
+from speckata.decoding.results import SpeculativeResult  # noqa: F401
 
 
 def jacobi_generate(model, prompt_ids, max_new_tokens, n, initial_guess=None) -> SpeculativeResult:

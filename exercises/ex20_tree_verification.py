@@ -16,7 +16,7 @@ The models (speckata.models.interface and speckata.models.tree_pass; real GPTs o
         (increasing, counted from the tree's first node), moved into place; with no tree, only [].
     Both models are recorded: every call, its ids, mask, positions and nodes, is part of the contract.
 
-The tree's shape (given: speckata.models.tree_shapes.TreeShape): rank paths such as
+The tree's shape (given: speckata.decoding.tree_shapes.TreeShape): rank paths such as
 [(0,), (1,), (0, 0)]. Node numbers, shape.parents (-1: a child of the newest token),
 shape.children(node) (node -1: the newest token's children), shape.depths (1 for those) and
 shape.levels ((first, end) node ranges of depth 1, 2, ...) come from it; shape.truncated(d) keeps
@@ -26,12 +26,12 @@ tree_speculative_generate(target, draft, prompt_ids, max_new_tokens, tree, gener
                           temperature=1.0, children="top_k")
     tree      rank paths (or a TreeShape); children: "top_k" (rank r = the draft's (r+1)-th largest
               logit) or "sampled" (rank r = the (r+1)-th sample from q). Other inputs as exercise 10.
-Returns a speckata.models.decoding.SpeculativeResult: tokens (max_new_tokens plain ints), and per
+Returns a speckata.decoding.baseline.SpeculativeResult: tokens (max_new_tokens plain ints), and per
 round accepted_per_pass (accepted nodes) and drafted_per_pass (nodes in the round's shape);
 target_passes (rounds), draft_passes (the draft's forward_new and forward_tree calls).
 
 The contract. sequence, full = check_tree_generation_inputs(target, draft, prompt_ids,
-max_new_tokens, tree, temperature, children) (given, speckata.models.tree_shapes); target.reset();
+max_new_tokens, tree, temperature, children) (given, speckata.decoding.tree_shapes); target.reset();
 draft.reset(). Repeat rounds until max_new_tokens tokens are out:
   0. shape = full.truncated(max_new_tokens - (tokens so far) - 1): no round may overshoot.
   1. Draft (no draft call when the shape is empty). rows[-1] = the last row of
@@ -105,9 +105,9 @@ Check it with:  kata check 20-tree-verification   (or: pytest tests/test_20_tree
 import torch  # noqa: F401
 from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids  # noqa: F401  (your exercise 18)
 
-from speckata.models.decoding import SpeculativeResult  # noqa: F401  (given)
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
-from speckata.models.tree_shapes import TreeShape, check_tree_generation_inputs  # noqa: F401  (given)
+from speckata.decoding.baseline import SpeculativeResult  # noqa: F401  (given)
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.tree_shapes import TreeShape, check_tree_generation_inputs  # noqa: F401  (given)
 
 
 def tree_speculative_generate(target, draft, prompt_ids, max_new_tokens, tree, generator, temperature=1.0,

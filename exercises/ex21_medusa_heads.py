@@ -11,7 +11,7 @@ head predicts ids[t + 1]. Head k (k = 0, 1, .., K-1) predicts the token after th
 ids[t + k + 2]. For ids = [10, 11, 12, 13, 14], at t = 0 (having read 10) the target predicts 11,
 head 0 predicts 12 and head 1 predicts 13.
 
-Given (speckata.models.gpt, speckata.models.medusa):
+Given (speckata.models.gpt, speckata.heads.medusa):
     target.hidden_states(ids) -> (B, T, width)   the last hidden state (after the final norm) of
         ids (B, T); target(ids) is target.head of it. target.width is the width.
     target.forward_new_hidden(ids) -> (hidden (n, width), logits (n, V))   forward_new of exercise
@@ -76,8 +76,8 @@ Task 5: bad input
 Worked example (the committed target; fresh heads copy its head, the trained ones guess ahead):
 
 >>> import torch
->>> from speckata.models.decoding import autoregressive_generate
->>> from speckata.models.medusa import MedusaHeads, load_medusa_heads
+>>> from speckata.decoding.baseline import autoregressive_generate
+>>> from speckata.heads.medusa import MedusaHeads, load_medusa_heads
 >>> from speckata.models.pretrained import char_tokenizer, load_target
 >>> ids = torch.tensor([[10, 11, 12, 13, 14]])
 >>> medusa_labels(ids, 2).tolist()
@@ -102,8 +102,8 @@ Check it with:  kata check 21-medusa-heads   (or: pytest tests/test_21_medusa_he
 import torch  # noqa: F401
 import torch.nn.functional as F  # noqa: F401
 
-from speckata.models.decoding import SpeculativeResult  # noqa: F401  (given)
-from speckata.models.medusa import IGNORE_INDEX, check_head_count, check_hidden, check_medusa_inputs  # noqa: F401
+from speckata.decoding.baseline import SpeculativeResult  # noqa: F401  (given)
+from speckata.heads.medusa import IGNORE_INDEX, check_head_count, check_hidden, check_medusa_inputs  # noqa: F401
 
 
 def medusa_labels(ids, num_heads):

@@ -9,7 +9,7 @@ know which of its likely continuations was drawn, the token tells it. The head t
 own predicted features, and exercise 01's rule verifies the drafts exactly.
 Theory: theory/22-eagle-head.md. Notebook: notebooks/22-eagle-head.ipynb.
 
-Given (speckata.models.gpt, speckata.models.eagle):
+Given (speckata.models.gpt, speckata.heads.eagle):
     target.hidden_states(ids) -> (B, T, width)   the last hidden state (after the final norm) of
         ids (B, T). target.forward_new_hidden(ids) -> (hidden (n, width), logits (n, V)): exercise
         10's forward_new with the hidden states too (one pass; the cache grows by n; crop rolls
@@ -19,7 +19,7 @@ Given (speckata.models.gpt, speckata.models.eagle):
         causal decoder layer (attention and MLP): head.layer(x) for x (..., T, width) returns
         (..., T, width), row t reading rows 0..t only. head.width. load_eagle_head(): the head
         trained on the committed target (python -m trainers.train_eagle).
-    check_features and check_eagle_inputs (speckata.models.eagle) raise the ValueErrors below.
+    check_features and check_eagle_inputs (speckata.heads.eagle) raise the ValueErrors below.
 
 Task 1: the training pairs (the shift)
     eagle_pairs(hidden, ids) -> (features, tokens, following)
@@ -105,8 +105,8 @@ Task 6: bad input
 Worked example (the committed target and head):
 
 >>> import torch
->>> from speckata.models.decoding import autoregressive_generate
->>> from speckata.models.eagle import load_eagle_head
+>>> from speckata.decoding.baseline import autoregressive_generate
+>>> from speckata.heads.eagle import load_eagle_head
 >>> from speckata.models.pretrained import char_tokenizer, load_target
 >>> target, head = load_target(), load_eagle_head()
 >>> ids = torch.tensor([[10, 11, 12, 13]])
@@ -129,9 +129,9 @@ Check it with:  kata check 22-eagle-head   (or: pytest tests/test_22_eagle_head.
 import torch  # noqa: F401
 import torch.nn.functional as F  # noqa: F401
 
-from speckata.models.decoding import SpeculativeResult, check_count  # noqa: F401  (given)
-from speckata.models.eagle import check_eagle_inputs, check_features  # noqa: F401
-from speckata.models.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.baseline import SpeculativeResult, check_count  # noqa: F401  (given)
+from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
+from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
 
 
 def eagle_pairs(hidden, ids):

@@ -27,7 +27,7 @@ first k layers" are layers 0 .. k-1. The model holds ONE sequence; each layer ke
     model.layer_computations   grows by n per layer for every n positions a layer runs: the
         grader reads it. A plain forward_new of n tokens adds n * num_layers.
     speckata.models.early_exit.check_early_exit_inputs raises the ValueErrors below.
-Random draws: next_token_probabilities, sample_token and draw_uniform (speckata.models.sampling,
+Random draws: next_token_probabilities, sample_token and draw_uniform (speckata.decoding.sampling,
 as in exercise 10), each sample_token and draw_uniform one torch.rand from the generator.
 
 Task 1: drafting with the first k layers
@@ -90,7 +90,7 @@ Task 6: bad input
 Worked example (the committed 6-layer target; its first 3 layers draft):
 
 >>> import torch
->>> from speckata.models.decoding import autoregressive_generate
+>>> from speckata.decoding.baseline import autoregressive_generate
 >>> from speckata.models.pretrained import char_tokenizer, load_target
 >>> target = load_target()
 >>> prompt = char_tokenizer().encode("The class definition ")
@@ -120,9 +120,9 @@ Check it with:  kata check 23-early-exit   (or: pytest tests/test_23_early_exit.
 
 import torch  # noqa: F401
 
-from speckata.models.decoding import SpeculativeResult  # noqa: F401  (given)
+from speckata.decoding.baseline import SpeculativeResult  # noqa: F401  (given)
 from speckata.models.early_exit import check_early_exit_inputs  # noqa: F401
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
 
 
 def early_exit_draft(model, sequence, exit_layer, gamma, generator, temperature=1.0):

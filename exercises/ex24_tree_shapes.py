@@ -4,7 +4,7 @@ Exercise 20 verifies ANY draft tree exactly; which tree to draft is a separate q
 node budget n, a chain spends every node deep, where few rounds reach; a tree can spend some of
 them as second and third children, tried exactly when the first child is rejected. Two ways to
 choose, both here, both returning a shape exercise 20's tree_speculative_generate takes unchanged
-(speckata.models.tree_shapes.TreeShape: rank paths such as [(0,), (1,), (0, 0)], given):
+(speckata.decoding.tree_shapes.TreeShape: rank paths such as [(0,), (1,), (0, 0)], given):
 
   - Sequoia (Chen et al., 2024) assumes that whether a node's k-th child is accepted depends on k
     only (not on the depth, not on the text), measures that once, and searches for the shape with
@@ -96,7 +96,7 @@ Check it with:  kata check 24-tree-shapes   (or: pytest tests/test_24_tree_shape
 
 import numpy as np  # noqa: F401
 
-from speckata.models.tree_shapes import TreeShape
+from speckata.decoding.tree_shapes import TreeShape
 
 
 def expected_tokens(tree, acceptance) -> float:

@@ -34,7 +34,7 @@ batched_speculative_generate(target, draft, prompts, max_new_tokens, gamma, gene
     -> BatchedSpeculativeResult   (Tasks 2 to 8)
     prompts: a list of B >= 1 non-empty prompts (lists of ids); max_new_tokens (>= 0) for every
     row; gamma >= 1; generator: a torch.Generator; temperature for target and draft (0: greedy).
-Returns speckata.models.decoding.BatchedSpeculativeResult: tokens (B lists of exactly
+Returns speckata.decoding.baseline.BatchedSpeculativeResult: tokens (B lists of exactly
 max_new_tokens plain ints), accepted_per_row (row b: the verifier's num_accepted in each round
 the row took part in), drafted_per_round (each round's k), target_passes, draft_passes (how many
 forward_rows calls each model received).
@@ -105,9 +105,9 @@ Check it with:  kata check 25-ragged-batch   (or: pytest tests/test_25_ragged_ba
 import torch  # noqa: F401
 
 from ex08_batched_verifier import speculative_step_batched  # noqa: F401  (your exercise 08: solve it first)
-from speckata.models.decoding import BatchedSpeculativeResult, check_batched_generation_inputs  # noqa: F401  (given)
+from speckata.decoding.baseline import BatchedSpeculativeResult, check_batched_generation_inputs  # noqa: F401  (given)
 from speckata.models.ragged import PAD  # noqa: F401
-from speckata.models.sampling import next_token_probabilities  # noqa: F401
+from speckata.decoding.sampling import next_token_probabilities  # noqa: F401
 from speckata.torch_sampling import sample_rows  # noqa: F401
 
 

@@ -71,7 +71,7 @@ draft, prompts, max_new_tokens, max_gamma, temperature), given: "gamma" for max_
 in [0, 1]), "costs" (not None nor a triple; bad tables: exercise 26's own errors), "accepted" (a
 count outside 0..k, or none), "active_rows" (not an integer >= 1), "confidence" (empty),
 "probe_every" (not None nor an integer >= 1). The decoder checks everything (the tables with one
-next_gamma(initial_alpha, 1, *costs)) before it calls a model. speckata.adaptive_checks (given)
+next_gamma(initial_alpha, 1, *costs)) before it calls a model. speckata.checks.adaptive (given)
 has check_unit_interval(name, value), check_beta(beta), check_costs(costs) and
 check_probe_every(probe_every).
 
@@ -129,9 +129,9 @@ import torch  # noqa: F401
 from ex08_batched_verifier import speculative_step_batched  # noqa: F401  (your exercise 08)
 from ex25_ragged_batch import ragged_inputs  # noqa: F401  (your exercise 25: solve it first)
 from ex26_serving_crossover import best_gamma  # noqa: F401  (your exercise 26)
-from speckata.adaptive_checks import check_beta, check_costs, check_probe_every, check_unit_interval  # noqa: F401  (given)
-from speckata.models.decoding import BatchedSpeculativeResult, check_batched_generation_inputs  # noqa: F401  (given)
-from speckata.models.sampling import next_token_probabilities  # noqa: F401
+from speckata.checks.adaptive import check_beta, check_costs, check_probe_every, check_unit_interval  # noqa: F401  (given)
+from speckata.decoding.baseline import BatchedSpeculativeResult, check_batched_generation_inputs  # noqa: F401  (given)
+from speckata.decoding.sampling import next_token_probabilities  # noqa: F401
 from speckata.torch_sampling import sample_rows  # noqa: F401
 
 

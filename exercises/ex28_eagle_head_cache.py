@@ -10,7 +10,7 @@ drafted it; once the target has verified, the head keeps only rows of the target
 from the target's features. The drafts and q are those of exercise 22, to float rounding.
 Theory: theory/28-eagle-head-cache.md. Notebook: notebooks/28-eagle-head-cache.ipynb.
 
-Given (speckata.models.eagle, speckata.models.eagle_cache), besides exercise 22's:
+Given (speckata.heads.eagle, speckata.heads.eagle_cache), besides exercise 22's:
     head.forward_new(fused) -> (n, width)   the decoder layer over n new rows of fc's output
         fused (n, width), attending to the rows the head's cache holds and to themselves; the
         cache grows by n. head.cache_length (rows held), head.crop(length) (keep the first length
@@ -24,7 +24,7 @@ Task 1: one step of the head against its cache
     eagle_head_step(head, target, features, tokens) -> tensor (n, width)
     features (n, width), n >= 1, and tokens (n,) int64: NEW rows of one sequence, the ones after
     the head.cache_length rows the cache holds (row t: the feature f_t and the token one step ahead
-    x_{t+1}, as in exercise 22). Check them with check_features (speckata.models.eagle). Return
+    x_{t+1}, as in exercise 22). Check them with check_features (speckata.heads.eagle). Return
         head.forward_new(head.fc(torch.cat([target.token_embedding(tokens), features], dim=-1)))
     their predicted features, each computed once; the cache now holds n more rows.
 
@@ -71,8 +71,8 @@ Task 4: bad input
 Worked example (the committed target and head): the same tokens as exercise 22, and the head's rows.
 
 >>> import torch
->>> from speckata.models.decoding import autoregressive_generate
->>> from speckata.models.eagle import RecordingEagleHead, load_eagle_head
+>>> from speckata.decoding.baseline import autoregressive_generate
+>>> from speckata.heads.eagle import RecordingEagleHead, load_eagle_head
 >>> from speckata.models.pretrained import char_tokenizer, load_target
 >>> target, head = load_target(), RecordingEagleHead(load_eagle_head())
 >>> prompt = char_tokenizer().encode("The class definition ")
@@ -91,9 +91,9 @@ Check it with:  kata check 28-eagle-head-cache   (or: pytest tests/test_28_eagle
 
 import torch  # noqa: F401
 
-from speckata.models.decoding import SpeculativeResult, check_count  # noqa: F401  (given)
-from speckata.models.eagle import check_eagle_inputs, check_features  # noqa: F401
-from speckata.models.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.baseline import SpeculativeResult, check_count  # noqa: F401  (given)
+from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
+from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
 
 
 def eagle_head_step(head, target, features, tokens):

@@ -88,8 +88,8 @@ Task 4: bad input
 Worked example (the committed target and heads):
 
 >>> import torch
->>> from speckata.models.decoding import autoregressive_generate
->>> from speckata.models.medusa import load_medusa_heads
+>>> from speckata.decoding.baseline import autoregressive_generate
+>>> from speckata.heads.medusa import load_medusa_heads
 >>> from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 >>> target, heads = load_target(), load_medusa_heads()
 >>> head_accuracies(target, heads, text_windows("train", 64, limit=1)[0], 3).numpy().round(3)
@@ -114,14 +114,14 @@ from ex16_top_k_drafts import verify_top_k  # noqa: F401  (your exercise 16)
 from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids  # noqa: F401  (your exercise 18)
 from ex21_medusa_heads import medusa_logits  # noqa: F401  (your exercise 21)
 
-from speckata.models.decoding import SpeculativeResult  # noqa: F401  (given)
-from speckata.models.medusa_tree_checks import (  # noqa: F401  (given)
+from speckata.decoding.baseline import SpeculativeResult  # noqa: F401  (given)
+from speckata.heads.medusa_tree_checks import (  # noqa: F401  (given)
     check_accuracy_inputs,
     check_medusa_tree_inputs,
     check_tree_budget,
 )
-from speckata.models.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
-from speckata.models.tree_shapes import TreeShape  # noqa: F401  (given)
+from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.tree_shapes import TreeShape  # noqa: F401  (given)
 
 
 def head_accuracies(target, heads, ids, top):

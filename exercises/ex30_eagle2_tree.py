@@ -11,7 +11,7 @@ own probabilities. The target verifies the whole tree in one pass (exercise 20),
 nodes' TRUE features, read from that pass, feed the head's cache next round (exercise 28's rule).
 Theory: theory/30-eagle2-tree.md. Notebook: notebooks/30-eagle2-tree.ipynb.
 
-Given (speckata.models.eagle), besides exercises 22 and 28's:
+Given (speckata.heads.eagle), besides exercises 22 and 28's:
     head.forward_tree(fused, mask) -> (n, width)   n new rows of fc's output, fused (n, width); row
         i sees the rows its mask row allows, mask (n, head.cache_length + n) bool (exercise 18's
         mask with the cache as the prefix); the cache grows by n. RecordingEagleHead records it as
@@ -80,8 +80,8 @@ Task 3: bad input
 Worked example (the committed target and head): more tokens per pass than exercise 28's chain.
 
 >>> import torch
->>> from speckata.models.decoding import autoregressive_generate
->>> from speckata.models.eagle import RecordingEagleHead, load_eagle_head
+>>> from speckata.decoding.baseline import autoregressive_generate
+>>> from speckata.heads.eagle import RecordingEagleHead, load_eagle_head
 >>> from speckata.models.pretrained import char_tokenizer, load_target
 >>> target, head = load_target(), RecordingEagleHead(load_eagle_head())
 >>> prompt = char_tokenizer().encode("The class definition ")
@@ -98,10 +98,10 @@ Check it with:  kata check 30-eagle2-tree   (or: pytest tests/test_30_eagle2_tre
 
 import torch  # noqa: F401
 
-from speckata.models.decoding import SpeculativeResult, check_count  # noqa: F401  (given)
-from speckata.models.eagle import check_eagle_inputs, check_features  # noqa: F401
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
-from speckata.models.tree_shapes import TreeShape  # noqa: F401
+from speckata.decoding.baseline import SpeculativeResult, check_count  # noqa: F401  (given)
+from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.tree_shapes import TreeShape  # noqa: F401
 
 
 def eagle2_tree(target, head, features, tokens, budget, top_k, depth):

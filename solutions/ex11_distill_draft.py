@@ -3,7 +3,7 @@
 import torch
 
 from ex09_distillation_loss import distillation_loss, top1_agreement
-from speckata.models.distill_checks import check_contexts, check_distill_inputs, check_pair, check_positive
+from speckata.checks.distill import check_contexts, check_distill_inputs, check_pair, check_positive
 
 
 @torch.no_grad()

@@ -1,7 +1,7 @@
 """Exercise 12-cross-tokenizer: reference solution. The exercise text is in exercises/ex12_cross_tokenizer.py."""
 
-from speckata.models.decoding import CrossTokenizerResult, check_cross_tokenizer_inputs
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
+from speckata.decoding.baseline import CrossTokenizerResult, check_cross_tokenizer_inputs
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 
 
 def target_proposal(drafted_text, tail, target_tokenizer):

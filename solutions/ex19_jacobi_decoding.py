@@ -1,7 +1,7 @@
 """Exercise 19-jacobi-decoding: reference solution. The exercise text is in exercises/ex19_jacobi_decoding.py."""
 
-from speckata.models.checks import check_count, check_prompt, checked_token_ids
-from speckata.models.results import SpeculativeResult
+from speckata.checks.decoding import check_count, check_prompt, checked_token_ids
+from speckata.decoding.results import SpeculativeResult
 
 
 def jacobi_generate(model, prompt_ids, max_new_tokens, n, initial_guess=None) -> SpeculativeResult:

@@ -3,9 +3,9 @@
 import torch
 from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids
 
-from speckata.models.decoding import SpeculativeResult
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
-from speckata.models.tree_shapes import check_tree_generation_inputs
+from speckata.decoding.baseline import SpeculativeResult
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
+from speckata.decoding.tree_shapes import check_tree_generation_inputs
 
 # Less mass than this is rounding alone (the rules of exercises 15 and 16).
 MASS_EPS = 1e-12

@@ -5,8 +5,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from speckata.models.decoding import SpeculativeResult
-from speckata.models.medusa import IGNORE_INDEX, check_head_count, check_hidden, check_medusa_inputs
+from speckata.decoding.baseline import SpeculativeResult
+from speckata.heads.medusa import IGNORE_INDEX, check_head_count, check_hidden, check_medusa_inputs
 
 
 def medusa_labels(ids, num_heads):

@@ -4,7 +4,7 @@ from functools import cache
 
 import numpy as np
 
-from speckata.models.tree_shapes import TreeShape
+from speckata.decoding.tree_shapes import TreeShape
 
 
 def check_count(name: str, value, smallest: int) -> int:

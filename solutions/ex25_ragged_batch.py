@@ -3,9 +3,9 @@
 import torch
 
 from ex08_batched_verifier import speculative_step_batched
-from speckata.models.decoding import BatchedSpeculativeResult, check_batched_generation_inputs
+from speckata.decoding.baseline import BatchedSpeculativeResult, check_batched_generation_inputs
 from speckata.models.ragged import PAD
-from speckata.models.sampling import next_token_probabilities
+from speckata.decoding.sampling import next_token_probabilities
 from speckata.torch_sampling import sample_rows
 
 

@@ -6,9 +6,9 @@ import torch
 from ex08_batched_verifier import speculative_step_batched
 from ex25_ragged_batch import ragged_inputs
 from ex26_serving_crossover import best_gamma
-from speckata.adaptive_checks import check_beta, check_costs, check_probe_every, check_unit_interval
-from speckata.models.decoding import BatchedSpeculativeResult, check_batched_generation_inputs
-from speckata.models.sampling import next_token_probabilities
+from speckata.checks.adaptive import check_beta, check_costs, check_probe_every, check_unit_interval
+from speckata.decoding.baseline import BatchedSpeculativeResult, check_batched_generation_inputs
+from speckata.decoding.sampling import next_token_probabilities
 from speckata.torch_sampling import sample_rows
 
 

@@ -7,10 +7,10 @@ from ex16_top_k_drafts import verify_top_k
 from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids
 from ex21_medusa_heads import medusa_logits
 
-from speckata.models.decoding import SpeculativeResult
-from speckata.models.medusa_tree_checks import check_accuracy_inputs, check_medusa_tree_inputs, check_tree_budget
-from speckata.models.sampling import GeneratorRNG, next_token_probabilities, sample_token
-from speckata.models.tree_shapes import TreeShape
+from speckata.decoding.baseline import SpeculativeResult
+from speckata.heads.medusa_tree_checks import check_accuracy_inputs, check_medusa_tree_inputs, check_tree_budget
+from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token
+from speckata.decoding.tree_shapes import TreeShape
 
 
 def ranked(logits):

@@ -1,10 +1,10 @@
-"""Old import paths that keep working: the exercises' stubs, the theory pages and the notebooks print them.
+"""Old import paths that keep working for code written before speckata/models/ was split.
 
 speckata/models/ once held five kinds of module; each now lives with its kind (the map is in
-CONTRIBUTING.md). A learner's code and every printed example still import the old paths
-(``from speckata.models.decoding import SpeculativeResult``), so an import of an old path is
-answered with the module at its new home: the very same module object, so classes, private
-names and monkeypatching behave as before. The finder is installed by ``speckata/__init__.py``;
+CONTRIBUTING.md). The stubs, pages and notebooks print the new paths, but code written
+before the move imports the old ones (``from speckata.models.decoding import SpeculativeResult``),
+so an import of an old path is answered with the module at its new home: the very same module
+object, so classes, private names and monkeypatching behave as before. The finder is installed by ``speckata/__init__.py``;
 it imports nothing until an old path is asked for (``import speckata`` stays torch-free).
 """
 

@@ -18,11 +18,11 @@ import torch
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.events import lead_with_difference
 from speckata.grading.streams import case_seed
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
-from speckata.models.tree_shapes import chain, top_k_tree
+from speckata.decoding.tree_shapes import chain, top_k_tree
 from tests.reference.ex20_reference import reference_generate
 from tests.reference.ex20_report import KINDS, check_calls, raised_difference, walk_detail
 from tests.reference.round_events import lead_with_tree_events, round_tokens

@@ -17,8 +17,8 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.eagle import EagleHead, load_eagle_head
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.eagle import EagleHead, load_eagle_head
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 from tests.reference.ex22_bad_input import bad_inputs
 from tests.reference.ex22_cases import check_draft, check_run, check_triple, random_head, tiny_gpt

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
-from speckata.models.tree_shapes import TreeShape, chain
+from speckata.decoding.tree_shapes import TreeShape, chain
 from tests.reference.ex24_reference import (
     best_shape,
     brute_force_optimum,
@@ -53,7 +53,7 @@ def check_optimum(acceptance, budget, optimum, what: str, max_depth=None) -> Tre
     call = f"optimal_tree({list(acceptance)}, {budget}{'' if max_depth is None else f', max_depth={max_depth}'})"
     shape = call_learner(learner("optimal_tree"), acceptance, budget, max_depth, case=f"The call: {call} ({what})")
     if not isinstance(shape, TreeShape):
-        raise GradingFailure(f"{call} must return a TreeShape (speckata.models.tree_shapes); it returned {shape!r}.")
+        raise GradingFailure(f"{call} must return a TreeShape (speckata.decoding.tree_shapes); it returned {shape!r}.")
     problems = [f"it has {len(shape)} nodes, not {budget}"] * (len(shape) != budget)
     problems += [f"{path} has rank {path[-1]} >= len(acceptance) = {len(acceptance)}"
                  for path in shape.paths if path[-1] >= len(acceptance)][:1]

@@ -2,7 +2,7 @@
 
 The cached head must give exercise 22's rows, drafts and q (the independent reference recomputes
 the whole sequence: tests/reference/ex28_reference.py), within float tolerance, and do only the
-contract's work: every call on the head is recorded (speckata.models.eagle.RecordingEagleHead) and
+contract's work: every call on the head is recorded (speckata.heads.eagle.RecordingEagleHead) and
 compared with the reference's bookkeeping, so a head that recomputes the sequence, is never
 cropped, keeps rows of its own predicted features or computes a row no draft reads fails at that
 call. The decoder is exercise 22's token for token, draw for draw and call for call on the target;
@@ -18,8 +18,8 @@ import torch
 
 from speckata.grading import GradingFailure, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.eagle import EagleHead, load_eagle_head
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.eagle import EagleHead, load_eagle_head
 from speckata.models.markov import MarkovModel
 from speckata.models.pretrained import char_tokenizer, load_target
 from tests import test_22_eagle_head as ex22

@@ -19,8 +19,8 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.eagle import EagleHead, load_eagle_head
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.eagle import EagleHead, load_eagle_head
 from speckata.models.pretrained import char_tokenizer, load_target
 from tests.reference.ex22_cases import random_head, sequence_law, tiny_gpt
 from tests.reference.ex30_cases import check_run, check_tree

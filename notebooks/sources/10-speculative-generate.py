@@ -20,7 +20,7 @@ import torch
 from IPython.display import HTML, display
 
 import learner
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target, settings
 
 speculative_generate = learner.yours("ex10_speculative_generate", "speculative_generate")

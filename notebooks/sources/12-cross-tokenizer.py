@@ -18,9 +18,9 @@ import torch
 from IPython.display import HTML, display
 
 import learner
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.pretrained import char_tokenizer, load_target, load_word_draft, settings, word_tokenizer
-from speckata.models.sampling import next_token_probabilities
+from speckata.decoding.sampling import next_token_probabilities
 
 # Yours, from exercises/ex12_cross_tokenizer.py.
 verify_proposal = learner.yours("ex12_cross_tokenizer", "verify_proposal")

@@ -14,7 +14,7 @@ import learner
 from speckata.models.markov import MarkovModel
 from speckata.models.pretrained import load_draft, load_target, text_windows
 from speckata.models.recording import RecordingModel
-from speckata.models.tree_shapes import TreeShape, chain
+from speckata.decoding.tree_shapes import TreeShape, chain
 
 torch.set_num_threads(1)
 

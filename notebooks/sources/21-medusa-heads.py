@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt
 import torch
 
 import learner
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.medusa import MedusaHeads, RecordingHiddenModel, load_medusa_heads
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.medusa import MedusaHeads, RecordingHiddenModel, load_medusa_heads
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 
 torch.set_num_threads(1)

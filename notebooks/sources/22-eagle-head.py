@@ -17,9 +17,9 @@ import learner
 import matplotlib.pyplot as plt
 import torch
 
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.eagle import EagleHead, load_distilled_draft, load_eagle_head
-from speckata.models.medusa import load_medusa_heads
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.eagle import EagleHead, load_distilled_draft, load_eagle_head
+from speckata.heads.medusa import load_medusa_heads
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 
 torch.set_num_threads(1)

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import torch
 
 import learner
-from speckata.models.decoding import autoregressive_generate
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.early_exit import RecordingLayerModel
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 

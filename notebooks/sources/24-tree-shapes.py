@@ -13,7 +13,7 @@
 import learner
 import matplotlib.pyplot as plt
 
-from speckata.models.tree_shapes import chain
+from speckata.decoding.tree_shapes import chain
 
 expected_tokens = learner.yours("ex24_tree_shapes", "expected_tokens")
 optimal_tree = learner.yours("ex24_tree_shapes", "optimal_tree")

@@ -15,8 +15,8 @@
 import learner
 import torch
 
-from speckata.models.decoding import autoregressive_generate
-from speckata.models.eagle import RecordingEagleHead, load_eagle_head
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.heads.eagle import RecordingEagleHead, load_eagle_head
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 
 torch.set_num_threads(1)

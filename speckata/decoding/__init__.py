@@ -6,6 +6,6 @@
 - ``tree_shapes``: draft-tree shapes (exercises 20, 24, 29, 30);
 - ``baseline``: plain ``autoregressive_generate``, which speculative decoding must match and beat.
 
-The exercises import these by their old paths (``speckata.models.sampling``,
-``speckata.models.decoding``, ...), which still work (speckata/moved.py).
+Their old paths (``speckata.models.sampling``, ``speckata.models.decoding``, ...), which code
+written before the move imports, still work (speckata/moved.py).
 """

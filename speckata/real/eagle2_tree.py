@@ -32,9 +32,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from speckata.models.checks import check_count, check_prompt, check_temperature
-from speckata.models.results import SpeculativeResult
-from speckata.models.tree_shapes import TreeShape
+from speckata.checks.decoding import check_count, check_prompt, check_temperature
+from speckata.decoding.results import SpeculativeResult
+from speckata.decoding.tree_shapes import TreeShape
 
 
 def check_tree_settings(vocab: int, budget, top_k, depth) -> tuple[int, int, int]:

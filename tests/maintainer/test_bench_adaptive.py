@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from speckata.models.decoding import BatchedSpeculativeResult
+from speckata.decoding.baseline import BatchedSpeculativeResult
 
 from speckata.bench.adaptive import round_cost, table_cost
 from speckata.manifest import repo_root

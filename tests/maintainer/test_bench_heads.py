@@ -7,7 +7,7 @@ import sys
 
 from speckata.bench.heads import acceptance_by_depth
 from speckata.manifest import repo_root
-from speckata.models.decoding import SpeculativeResult
+from speckata.decoding.baseline import SpeculativeResult
 
 
 def test_acceptance_by_depth_counts_only_rounds_that_drafted_that_deep():

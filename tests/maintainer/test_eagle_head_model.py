@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from trainers import train_eagle
-from speckata.models.eagle import EagleHead, eagle_settings, load_distilled_draft, load_eagle_head
+from speckata.heads.eagle import EagleHead, eagle_settings, load_distilled_draft, load_eagle_head
 from speckata.models.pretrained import load_target, text_windows
 from tests.reference.ex22_reference import reference_features, reference_loss_terms, reference_pairs
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from trainers import train_medusa
-from speckata.models.medusa import MedusaHeads, load_medusa_heads, medusa_settings
+from speckata.heads.medusa import MedusaHeads, load_medusa_heads, medusa_settings
 from speckata.models.pretrained import load_target, text_windows
 from tests.reference.ex21_reference import reference_labels, reference_logits
 

@@ -35,7 +35,7 @@ def test_the_committed_copy_row_is_what_jacobi_decoding_gives_on_smollm2():
     import torch
 
     from speckata.grading import learner_function
-    from speckata.models.decoding import autoregressive_generate
+    from speckata.decoding.baseline import autoregressive_generate
     from speckata.real.adapter import HFCachedModel
     from speckata.real.load import load_target, load_tokenizer
     from speckata.real.prompts import BENCH_PROMPTS, chat_ids

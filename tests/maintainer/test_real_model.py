@@ -146,7 +146,7 @@ def test_the_token_comparison_catches_a_wrong_pass(real):
 
 def test_plain_generate_draws_as_autoregressive_generate(real):
     """Same seed, same tokens and the same number of draws, sampled and greedy."""
-    from speckata.models.decoding import autoregressive_generate
+    from speckata.decoding.baseline import autoregressive_generate
     from speckata.real.plain import plain_generate
 
     torch = real["torch"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from speckata.grading import GradingFailure, call_learner
-from speckata.models.decoding import SpeculativeResult
+from speckata.decoding.baseline import SpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
 from speckata.grading.events import earliest
 from tests.reference.ex10_calls import learner_calls
@@ -85,7 +85,7 @@ def draws_difference(reference: torch.Generator, learner: torch.Generator) -> st
 
 def check_result_shape(result, max_new_tokens: int) -> None:
     if not isinstance(result, SpeculativeResult):
-        raise GradingFailure(f"speculative_generate must return a SpeculativeResult (speckata.models.decoding); "
+        raise GradingFailure(f"speculative_generate must return a SpeculativeResult (speckata.decoding.baseline); "
                              f"it returned {type(result).__name__}: {result!r}"[:600])
     if not isinstance(result.tokens, list) or any(type(t) is not int for t in result.tokens):
         kinds = sorted({type(t).__name__ for t in result.tokens}) if isinstance(result.tokens, (list, tuple)) else type(result.tokens).__name__

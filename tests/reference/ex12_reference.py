@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from speckata.models.sampling import draw_uniform, next_token_probabilities, sample_token
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 from tests.reference.ex10_calls import Call
 
 

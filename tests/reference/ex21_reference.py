@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.medusa import RecordingHiddenModel
+from speckata.heads.medusa import RecordingHiddenModel
 
 IGNORE = -100
 

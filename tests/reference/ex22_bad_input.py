@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.models.eagle import EagleHead
+from speckata.heads.eagle import EagleHead
 from speckata.models.markov import MarkovModel
 from tests.reference.ex22_cases import random_head, tiny_gpt
 

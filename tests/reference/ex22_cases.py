@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import product
 
 import torch
-from speckata.models.eagle import EagleHead, RecordingEagleModel
+from speckata.heads.eagle import EagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference

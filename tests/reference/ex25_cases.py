@@ -12,7 +12,7 @@ import torch
 
 from speckata.grading import GradingFailure
 from speckata.grading.events import TOKENS
-from speckata.models.decoding import BatchedSpeculativeResult
+from speckata.decoding.baseline import BatchedSpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
 from tests.reference.ex10_cases import draws_difference
 from tests.reference.ex25_reference import reference_batched_generate
@@ -46,7 +46,7 @@ def describe(models: str, prompts, max_new_tokens, gamma, seed, temperature) -> 
 def check_result_shape(result, batch: int, max_new_tokens: int) -> None:
     if not isinstance(result, BatchedSpeculativeResult):
         raise GradingFailure(f"batched_speculative_generate must return a BatchedSpeculativeResult "
-                             f"(speckata.models.decoding); it returned {type(result).__name__}: {result!r}"[:600])
+                             f"(speckata.decoding.baseline); it returned {type(result).__name__}: {result!r}"[:600])
     tokens = result.tokens
     if not isinstance(tokens, list) or len(tokens) != batch or any(not isinstance(row, list) for row in tokens):
         raise GradingFailure(f"result.tokens must be a list of {batch} lists, one per prompt; got {tokens!r}"[:600])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from speckata.models.sampling import next_token_probabilities
+from speckata.decoding.sampling import next_token_probabilities
 from tests.reference.ex08_reference import contract_uniforms, expected_rows, unpadded
 from tests.reference.ex25_feeds import ragged_feed
 from tests.reference.ex25_recorded import nested

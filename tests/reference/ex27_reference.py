@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from speckata.models.sampling import next_token_probabilities
+from speckata.decoding.sampling import next_token_probabilities
 from tests.reference.ex08_reference import contract_uniforms, expected_rows, unpadded
 from tests.reference.ex25_reference import BatchTrace, Round, RowRound, Rows, inverse_cdf
 from tests.reference.ex26_reference import exact_best, exact_throughput

@@ -3,7 +3,7 @@
 Each compares a learner's call with the independent reference (tests/reference/ex28_reference.py):
 the tensors within float tolerance, the drafts and tokens exactly, the draws by the generator's
 state, the target's calls as exercise 22 makes them, and the head's work call by call through a
-RecordingEagleHead (speckata.models.eagle). A mismatch of the head's calls is explained at its
+RecordingEagleHead (speckata.heads.eagle). A mismatch of the head's calls is explained at its
 cause: a layer run over the whole sequence, a cache never cropped, rows of the head's own features
 kept, a row for the last draft.
 """
@@ -11,7 +11,7 @@ kept, a row for the last draft.
 from __future__ import annotations
 
 import torch
-from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
+from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference

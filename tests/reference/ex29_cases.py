@@ -14,8 +14,8 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import lead_with_difference
-from speckata.models.medusa import RecordingHiddenModel
-from speckata.models.tree_shapes import TreeShape
+from speckata.decoding.tree_shapes import TreeShape
+from speckata.heads.medusa import RecordingHiddenModel
 from tests.reference.ex20_report import check_calls, raised_difference, walk_detail
 from tests.reference.ex21_cases import random_heads
 from tests.reference.ex22_cases import sequence_law, tiny_gpt
@@ -60,7 +60,7 @@ def check_tree(medusa_tree, table, budget, what):
     order = reference_tree(table, budget)
     expected = sorted(order, key=lambda path: (len(path), path))
     if not isinstance(got, TreeShape):
-        raise GradingFailure(f"medusa_tree must return a speckata.models.tree_shapes.TreeShape; it returned "
+        raise GradingFailure(f"medusa_tree must return a speckata.decoding.tree_shapes.TreeShape; it returned "
                              f"{type(got).__name__}.\n{case}")
     if got.paths != expected:
         extra, missing = sorted(set(got.paths) - set(expected)), sorted(set(expected) - set(got.paths))

@@ -10,8 +10,8 @@ round), the output and statistics, and the draws by the generator's state.
 from __future__ import annotations
 
 import torch
-from speckata.models.eagle import RecordingEagleHead, RecordingEagleModel
-from speckata.models.tree_shapes import TreeShape
+from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
+from speckata.decoding.tree_shapes import TreeShape
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference

@@ -19,7 +19,7 @@ from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target, load_word_draft, settings, word_tokenizer
 from speckata.models.recording import RecordingModel
-from speckata.models.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token
+from speckata.decoding.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 
 MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "checks", "early_exit"]
