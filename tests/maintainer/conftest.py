@@ -1,4 +1,5 @@
-"""Fixtures shared by the maintainer tests: SmolLM2-135M loaded once per run (test_real_model*.py)."""
+"""Fixtures shared by the maintainer tests: SmolLM2-135M loaded once per run (test_real_model*.py); the
+order CI's two processes run the tests in (tests/maintainer/xdist_order.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import pytest
 
 from speckata.real.load import missing_parts
+from tests.maintainer.xdist_order import reorder
 
 REQUIRED = os.environ.get("SPECKATA_REQUIRE_REAL") == "1"
 MISSING = missing_parts()
@@ -32,3 +34,10 @@ def real():
     draft_model = load_draft(model) if WEIGHTS_FILE.is_file() else draft_from_target(model)
     return {"torch": torch, "model": model, "tokenizer": tokenizer, "draft_model": draft_model,
             "target": HFCachedModel(model), "draft": HFCachedModel(draft_model), "lean": LeanLlama(model, capacity=64)}
+
+
+@pytest.hookimpl(trylast=True)  # after the grading plugin's order of each suite
+def pytest_collection_modifyitems(config, items):
+    """In a worker of `pytest -n` only: two halves of equal cost (a plain run keeps the collected order)."""
+    if hasattr(config, "workerinput"):
+        reorder(items)
