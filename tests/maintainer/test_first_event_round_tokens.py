@@ -14,6 +14,7 @@ import pytest
 
 from speckata.grading.learner_code import install_finder
 from tests.maintainer.test_first_event_10_to_30 import RIGHT, check_first_line, run_wrong
+from tests.reference.round_events import tokens_difference
 
 
 @pytest.fixture(autouse=True)
@@ -124,3 +125,27 @@ def test_the_same_tokens_by_another_route_are_solved(tmp_path, monkeypatch, name
     exercise_id, edits, tests = HARMLESS[name]
     for test in tests:
         assert run_wrong(tmp_path, monkeypatch, exercise_id, edits, f"passes:{test}") is None
+
+
+
+# A token left out or added, the rest the contract's one place off: named as such, not as the round's
+# slice (which would show the next round's tokens). The comparison itself, on tokens of our own.
+
+ROUNDS = ([5, 6, 7, 8, 9, 10], [1, 2, 1])  # rounds [5, 6], [7, 8, 9], [10]
+
+
+@pytest.mark.parametrize("tokens, headline", [
+    ([5, 6, 8, 9, 10], "left out the contract's token 7 at result.tokens[3], in round 2: the contract emits [7, 8, 9] "
+                       "there (2 drafts accepted, then one more token); its tokens after that are the contract's, "
+                       "one place early"),
+    ([5, 6, 7, 3, 8, 9, 10], "added token 3 at result.tokens[4], in round 2: the contract emits [7, 8, 9] there (2 "
+                             "drafts accepted, then one more token); its tokens after that are the contract's, one "
+                             "place late"),
+    ([5, 6, 7, 4, 9, 10], "emitted [7, 4, 9] in round 2; the contract emits [7, 8, 9] there (2 drafts accepted, then "
+                          "one more token)"),
+    ([5, 6, 7, 8], "emitted [7, 8] in round 2; the contract emits [7, 8, 9] there (2 drafts accepted, then one more "
+                   "token)"),
+], ids=["left out", "added", "replaced", "cut short"])
+def test_a_token_left_out_or_added_is_named_as_such(tokens, headline):
+    difference = tokens_difference(*ROUNDS, tokens, offset=1)
+    assert (difference.round, difference.headline) == (2, headline)

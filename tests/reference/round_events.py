@@ -46,24 +46,42 @@ def call_difference(expected, got, closes) -> Difference | None:
     return earliest(*found)
 
 
-def tokens_difference(expected_tokens, accepted_per_pass, tokens) -> Difference | None:
-    """The first round (the reference's) whose new tokens the learner's differ from."""
+def continues_as(tokens, expected) -> bool:
+    """``tokens`` go on as ``expected`` for two tokens or more, to the end of the shorter."""
+    length = min(len(tokens), len(expected))
+    return length >= 2 and list(tokens[:length]) == list(expected[:length])
+
+
+def tokens_difference(expected_tokens, accepted_per_pass, tokens, offset=0) -> Difference | None:
+    """The first round (the reference's) whose new tokens the learner's differ from. A token left out or
+    added is named as such when the learner's tokens after it are the contract's, shifted by one place
+    (then the round's slice of theirs would show tokens of the next round). ``offset``: the index in
+    result.tokens of ``tokens[0]``."""
     start = 0
     for number, accepted in enumerate(accepted_per_pass, start=1):
         end = start + accepted + 1
         if list(tokens[start:end]) != list(expected_tokens[start:end]):
-            return Difference(number, TOKENS, 0, f"emitted {list(tokens[start:end])} in round {number}; the contract "
-                                                 f"emits {list(expected_tokens[start:end])} there ({accepted} "
-                                                 f"draft{'' if accepted == 1 else 's'} accepted, then one more token)")
+            there = (f"the contract emits {list(expected_tokens[start:end])} there ({accepted} "
+                     f"draft{'' if accepted == 1 else 's'} accepted, then one more token)")
+            at = next(i for i in range(start, end)
+                      if i >= min(len(tokens), len(expected_tokens)) or tokens[i] != expected_tokens[i])
+            left_out = continues_as(tokens[at:], expected_tokens[at + 1:])
+            added = continues_as(tokens[at + 1:], expected_tokens[at:])
+            if left_out != added:  # both: a repeating stretch, where a shift cannot be told apart
+                what = (f"left out the contract's token {expected_tokens[at]}" if left_out else f"added token {tokens[at]}")
+                return Difference(number, TOKENS, 0, f"{what} at result.tokens[{at + offset}], in round {number}: "
+                                                     f"{there}; its tokens after that are the contract's, one place "
+                                                     f"{'early' if left_out else 'late'}")
+            return Difference(number, TOKENS, 0, f"emitted {list(tokens[start:end])} in round {number}; {there}")
         start = end
     return None
 
 
 def round_tokens(expected, got, prompt_token=False):
     """What ``tokens_difference`` compares, (the contract's tokens, its accepted_per_pass, the learner's
-    tokens), or None when the tokens are the contract's. ``prompt_token``: the prompt's pass emits the
-    first token before round 1, so the rounds' tokens are the rest (a different first token is left to
-    the suite's token check)."""
+    tokens[, where they start in result.tokens]), or None when the tokens are the contract's.
+    ``prompt_token``: the prompt's pass emits the first token before round 1, so the rounds' tokens
+    are the rest (a different first token is left to the suite's token check)."""
     mine = getattr(got, "tokens", None)
     if not isinstance(mine, (list, tuple)):
         return None  # no list of tokens returned: the suite's own checks say what was
@@ -72,7 +90,7 @@ def round_tokens(expected, got, prompt_token=False):
         return None
     if not prompt_token:
         return list(expected.tokens), expected.accepted_per_pass, mine
-    return (list(expected.tokens[1:]), expected.accepted_per_pass, mine[1:]) if mine[:1] == expected.tokens[:1] else None
+    return (list(expected.tokens[1:]), expected.accepted_per_pass, mine[1:], 1) if mine[:1] == expected.tokens[:1] else None
 
 
 def lead_with_round_event(name, expected, got, start, finals, tokens=None, closes=lambda call: False, detail=""):
