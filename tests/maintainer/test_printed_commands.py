@@ -138,8 +138,12 @@ def check_kata(words: list[str], env: dict) -> None:
         assert run.returncode in (0, 1, 3) and "Traceback" not in run.stderr, shown(run)
 
 
+VALUE_OPTIONS = {"--target", "-n", "--dist", "-k", "-m", "-p", "--test-timeout", "--streams"}  # their next word is no path
+
+
 def check_pytest(words: list[str], env: dict) -> None:
-    paths = [w for w in words[1:] if not w.startswith("-") and not w[0].isdigit() and w != "solutions"]
+    paths = [w for before, w in zip(words, words[1:])
+             if not w.startswith("-") and before not in VALUE_OPTIONS and not w[0].isdigit() and w != "solutions"]
     for path in paths:
         assert (ROOT / path.split("::")[0]).exists(), f"{path} does not exist"
     if shlex.join(words) in RUN_FOR_REAL:  # graded exactly as printed (exit 1: something is failing)
