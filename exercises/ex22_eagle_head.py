@@ -130,8 +130,8 @@ import torch  # noqa: F401
 import torch.nn.functional as F  # noqa: F401
 
 from speckata.decoding.baseline import SpeculativeResult, check_count  # noqa: F401  (given)
-from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
 from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
+from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
 
 
 def eagle_pairs(hidden, ids):

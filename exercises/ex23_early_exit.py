@@ -121,8 +121,8 @@ Check it with:  kata check 23-early-exit   (or: pytest tests/test_23_early_exit.
 import torch  # noqa: F401
 
 from speckata.decoding.baseline import SpeculativeResult  # noqa: F401  (given)
-from speckata.models.early_exit import check_early_exit_inputs  # noqa: F401
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
+from speckata.models.early_exit import check_early_exit_inputs  # noqa: F401
 
 
 def early_exit_draft(model, sequence, exit_layer, gamma, generator, temperature=1.0):

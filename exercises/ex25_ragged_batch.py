@@ -106,8 +106,8 @@ import torch  # noqa: F401
 
 from ex08_batched_verifier import speculative_step_batched  # noqa: F401  (your exercise 08: solve it first)
 from speckata.decoding.baseline import BatchedSpeculativeResult, check_batched_generation_inputs  # noqa: F401  (given)
-from speckata.models.ragged import PAD  # noqa: F401
 from speckata.decoding.sampling import next_token_probabilities  # noqa: F401
+from speckata.models.ragged import PAD  # noqa: F401
 from speckata.torch_sampling import sample_rows  # noqa: F401
 
 

@@ -92,8 +92,8 @@ Check it with:  kata check 28-eagle-head-cache   (or: pytest tests/test_28_eagle
 import torch  # noqa: F401
 
 from speckata.decoding.baseline import SpeculativeResult, check_count  # noqa: F401  (given)
-from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
 from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
+from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
 
 
 def eagle_head_step(head, target, features, tokens):

@@ -115,13 +115,13 @@ from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids  # n
 from ex21_medusa_heads import medusa_logits  # noqa: F401  (your exercise 21)
 
 from speckata.decoding.baseline import SpeculativeResult  # noqa: F401  (given)
+from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
+from speckata.decoding.tree_shapes import TreeShape  # noqa: F401  (given)
 from speckata.heads.medusa_tree_checks import (  # noqa: F401  (given)
     check_accuracy_inputs,
     check_medusa_tree_inputs,
     check_tree_budget,
 )
-from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token  # noqa: F401
-from speckata.decoding.tree_shapes import TreeShape  # noqa: F401  (given)
 
 
 def head_accuracies(target, heads, ids, top):

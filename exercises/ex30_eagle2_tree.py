@@ -99,9 +99,9 @@ Check it with:  kata check 30-eagle2-tree   (or: pytest tests/test_30_eagle2_tre
 import torch  # noqa: F401
 
 from speckata.decoding.baseline import SpeculativeResult, check_count  # noqa: F401  (given)
-from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token  # noqa: F401
 from speckata.decoding.tree_shapes import TreeShape  # noqa: F401
+from speckata.heads.eagle import check_eagle_inputs, check_features  # noqa: F401
 
 
 def eagle2_tree(target, head, features, tokens, budget, top_k, depth):

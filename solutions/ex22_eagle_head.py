@@ -7,8 +7,8 @@ import torch.nn.functional as F
 from ex01_speculative_step import speculative_step
 
 from speckata.decoding.baseline import SpeculativeResult, check_count
-from speckata.heads.eagle import check_eagle_inputs, check_features
 from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token
+from speckata.heads.eagle import check_eagle_inputs, check_features
 
 
 def eagle_pairs(hidden, ids):

@@ -3,8 +3,8 @@
 import torch
 
 from speckata.decoding.baseline import SpeculativeResult
-from speckata.models.early_exit import check_early_exit_inputs
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
+from speckata.models.early_exit import check_early_exit_inputs
 
 # A residual with no more mass than this comes from rounding alone (p and q agree).
 RESIDUAL_MASS_EPS = 1e-12

@@ -4,8 +4,8 @@ import torch
 
 from ex08_batched_verifier import speculative_step_batched
 from speckata.decoding.baseline import BatchedSpeculativeResult, check_batched_generation_inputs
-from speckata.models.ragged import PAD
 from speckata.decoding.sampling import next_token_probabilities
+from speckata.models.ragged import PAD
 from speckata.torch_sampling import sample_rows
 
 

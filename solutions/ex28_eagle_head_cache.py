@@ -4,8 +4,8 @@ import torch
 from ex01_speculative_step import speculative_step
 
 from speckata.decoding.baseline import SpeculativeResult, check_count
-from speckata.heads.eagle import check_eagle_inputs, check_features
 from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token
+from speckata.heads.eagle import check_eagle_inputs, check_features
 
 
 @torch.no_grad()

@@ -8,9 +8,9 @@ from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids
 from ex21_medusa_heads import medusa_logits
 
 from speckata.decoding.baseline import SpeculativeResult
-from speckata.heads.medusa_tree_checks import check_accuracy_inputs, check_medusa_tree_inputs, check_tree_budget
 from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities, sample_token
 from speckata.decoding.tree_shapes import TreeShape
+from speckata.heads.medusa_tree_checks import check_accuracy_inputs, check_medusa_tree_inputs, check_tree_budget
 
 
 def ranked(logits):

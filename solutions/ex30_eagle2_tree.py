@@ -5,9 +5,9 @@ from ex18_tree_attention_mask import tree_attention_mask, tree_position_ids
 from ex28_eagle_head_cache import eagle_head_step
 
 from speckata.decoding.baseline import SpeculativeResult, check_count
-from speckata.heads.eagle import check_eagle_inputs, check_features
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 from speckata.decoding.tree_shapes import TreeShape
+from speckata.heads.eagle import check_eagle_inputs, check_features
 
 # Less mass than this is rounding alone (exercise 16's rule).
 MASS_EPS = 1e-12

@@ -13,8 +13,8 @@ from collections import Counter
 
 import pytest
 import torch
-from speckata.decoding.baseline import autoregressive_generate
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
 from speckata.models.markov import MarkovModel, random_markov_model

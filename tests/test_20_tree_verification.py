@@ -15,14 +15,14 @@ from functools import lru_cache
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
+from speckata.decoding.tree_shapes import chain, top_k_tree
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.events import lead_with_difference
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
-from speckata.decoding.tree_shapes import chain, top_k_tree
 from tests.reference.ex20_reference import reference_generate
 from tests.reference.ex20_report import KINDS, check_calls, raised_difference, walk_detail
 from tests.reference.round_events import lead_with_tree_events, round_tokens
@@ -46,7 +46,7 @@ def trained():
 
 
 def run(target, draft, prompt, max_new_tokens, tree, seed, temperature=1.0, children="top_k", what=""):
-    """The learner's result, recorders and generator beside the reference's run and generator."""
+    """The learner's run beside the reference's; a round's draws or tokens that differ are named first."""
     tree = list(getattr(tree, "paths", tree))  # the learner is handed plain rank paths
     case = (f"case: {what}, prompt {list(prompt)[:10]}, max_new_tokens {max_new_tokens}, tree {list(tree)}, "
             f"seed {seed}, temperature {temperature}, children {children!r}")
@@ -63,8 +63,7 @@ def run(target, draft, prompt, max_new_tokens, tree, seed, temperature=1.0, chil
         first = raised_difference({"target": rec_target, "draft": rec_draft}, {"target": expected.target, "draft": expected.draft})
         raise lead_with_difference(failure, "tree_speculative_generate", first) from None
     lead_with_tree_events("tree_speculative_generate", [rec_target, rec_draft], [expected.target, expected.draft],
-                          (ours, generator), KINDS, walk_detail(expected, case),
-                          round_tokens(expected, got))  # a round's draw count or tokens, named before what they changed
+                          (ours, generator), KINDS, walk_detail(expected, case), round_tokens(expected, got))
     return got, rec_target, rec_draft, generator, expected, ours, case
 
 

@@ -15,9 +15,9 @@ from functools import lru_cache
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
 from speckata.heads.medusa import MedusaHeads, load_medusa_heads
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 from tests.reference.ex21_cases import bad_inputs, check_run, check_tensor, check_tokens, random_heads, run, tiny_gpt

@@ -16,9 +16,9 @@ from itertools import product
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.markov import MarkovModel
 from speckata.models.pretrained import char_tokenizer, load_target
 from tests.reference.ex23_checks import TARGET_NAMES, TARGETS, check_draft, check_generate, check_verify, learner

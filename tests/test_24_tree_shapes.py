@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.decoding.tree_shapes import TreeShape, chain
+from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from tests.reference.ex24_reference import (
     best_shape,
     brute_force_optimum,

@@ -14,9 +14,9 @@ from collections import Counter
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.markov import random_markov_model
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from tests.reference import ex25_cases as cases

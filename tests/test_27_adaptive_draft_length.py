@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
 from speckata.models.pretrained import char_tokenizer, load_draft, load_target
 from speckata.models.recording import RecordingModel
 from tests.reference import ex27_cases as cases

@@ -16,11 +16,11 @@ from itertools import product
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
-from speckata.models.markov import MarkovModel
 from speckata.heads.medusa import MedusaHeads, load_medusa_heads
+from speckata.models.markov import MarkovModel
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 from tests.reference import ex29_cases as cases
 from tests.reference.ex21_cases import random_heads

@@ -17,9 +17,9 @@ from functools import lru_cache
 import pytest
 import torch
 
+from speckata.decoding.baseline import autoregressive_generate
 from speckata.grading import GradingFailure, call_learner, expect_value_error, learner_function
 from speckata.grading.streams import case_seed
-from speckata.decoding.baseline import autoregressive_generate
 from speckata.heads.eagle import EagleHead, load_eagle_head
 from speckata.models.pretrained import char_tokenizer, load_target
 from tests.reference.ex22_cases import random_head, sequence_law, tiny_gpt

@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 import pytest
-from speckata.decoding.baseline import BatchedSpeculativeResult
 
 from speckata.bench.adaptive import round_cost, table_cost
+from speckata.decoding.baseline import BatchedSpeculativeResult
 from speckata.manifest import repo_root
 from speckata.roofline import modelled_draft_cost, modelled_target_cost
 

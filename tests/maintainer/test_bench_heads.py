@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 from speckata.bench.heads import acceptance_by_depth
-from speckata.manifest import repo_root
 from speckata.decoding.baseline import SpeculativeResult
+from speckata.manifest import repo_root
 
 
 def test_acceptance_by_depth_counts_only_rounds_that_drafted_that_deep():

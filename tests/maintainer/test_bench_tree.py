@@ -11,8 +11,8 @@ import torch
 
 from speckata.bench.tree_dynamic import dynamic_generate
 from speckata.bench.tree_measures import acceptance_vector, sampled_chances
-from speckata.manifest import repo_root
 from speckata.decoding.baseline import autoregressive_generate
+from speckata.manifest import repo_root
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.real.graded import graded_function
 

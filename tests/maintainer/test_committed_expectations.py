@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from speckata.manifest import exercise_by_id
 from speckata.decoding.baseline import autoregressive_generate
+from speckata.manifest import exercise_by_id
 from speckata.models.pretrained import char_tokenizer, load_target
 from tests import test_10_speculative_generate as ex10
 from tests.maintainer.reference_solutions import solution

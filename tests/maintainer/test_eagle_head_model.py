@@ -7,10 +7,10 @@ import json
 import pytest
 import torch
 
-from trainers import train_eagle
 from speckata.heads.eagle import EagleHead, eagle_settings, load_distilled_draft, load_eagle_head
 from speckata.models.pretrained import load_target, text_windows
 from tests.reference.ex22_reference import reference_features, reference_loss_terms, reference_pairs
+from trainers import train_eagle
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -7,10 +7,10 @@ import json
 import pytest
 import torch
 
-from trainers import train_medusa
 from speckata.heads.medusa import MedusaHeads, load_medusa_heads, medusa_settings
 from speckata.models.pretrained import load_target, text_windows
 from tests.reference.ex21_reference import reference_labels, reference_logits
+from trainers import train_medusa
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

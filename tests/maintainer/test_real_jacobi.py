@@ -34,8 +34,8 @@ def test_the_committed_copy_row_is_what_jacobi_decoding_gives_on_smollm2():
         pytest.skip(message + "; set it up with: bash scripts/setup-real.sh")
     import torch
 
-    from speckata.grading import learner_function
     from speckata.decoding.baseline import autoregressive_generate
+    from speckata.grading import learner_function
     from speckata.real.adapter import HFCachedModel
     from speckata.real.load import load_target, load_tokenizer
     from speckata.real.prompts import BENCH_PROMPTS, chat_ids

@@ -53,8 +53,8 @@ def test_prompt_lookup_verification_samples_exactly_p(real):
     p-value 1e-3. The proposed token must be accepted with probability p(x) (a binomial z-score
     under 4.5), and a biased rule (a rejection resampled from p itself, x included) must fail the
     same chi-square, showing the test has power here."""
-    from speckata.grading import learner_function
     from speckata.decoding.sampling import draw_uniform, sample_token
+    from speckata.grading import learner_function
     from speckata.real.lookup import lookup_generate
 
     torch = real["torch"]
@@ -96,8 +96,8 @@ def test_model_draft_verification_samples_exactly_p(real):
     generator). Statistic: Pearson's chi-square of the first emitted token over p's 20 likeliest
     tokens plus 'all others' (20 degrees of freedom); fail below p-value 1e-3. The draft's own
     tokens (x ~ q) must fail the same test, showing it has power here."""
-    from speckata.grading import learner_function
     from speckata.decoding.sampling import GeneratorRNG, next_token_probabilities
+    from speckata.grading import learner_function
 
     torch = real["torch"]
     prompt = prompt_ids(real, 3)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from speckata.grading import GradingFailure, call_learner
 from speckata.decoding.baseline import SpeculativeResult
-from speckata.models.markov import MarkovModel, blend, random_markov_model
+from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import earliest
+from speckata.models.markov import MarkovModel, blend, random_markov_model
 from tests.reference.ex10_calls import learner_calls
 from tests.reference.ex10_events import call_event, draw_event, recorders, tokens_event
 from tests.reference.ex10_reference import reference_generate

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from speckata.grading import GradingFailure, call_learner
 from speckata.decoding.baseline import CrossTokenizerResult
+from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import earliest, lead_with_difference
 from tests.reference.ex10_calls import learner_calls
 from tests.reference.ex10_events import call_event, draw_event, recorders, tokens_event

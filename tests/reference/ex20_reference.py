@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from speckata.models.recording import RecordingModel
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities
 from speckata.decoding.tree_shapes import TreeShape
+from speckata.models.recording import RecordingModel
 from tests.reference import ex15_reference, ex16_reference
 from tests.reference.ex01_reference import inverse_cdf
 from tests.reference.ex18_reference import reference_mask, reference_positions

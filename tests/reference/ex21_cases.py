@@ -12,9 +12,9 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner, learner_function
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
+from speckata.heads.medusa import MedusaHeads, RecordingHiddenModel
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.markov import MarkovModel
-from speckata.heads.medusa import MedusaHeads, RecordingHiddenModel
 from tests.reference.ex21_reference import reference_generate
 from tests.reference.round_events import lead_with_draws_or_tokens
 

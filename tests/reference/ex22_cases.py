@@ -10,10 +10,10 @@ from __future__ import annotations
 from itertools import product
 
 import torch
-from speckata.heads.eagle import EagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
+from speckata.heads.eagle import EagleHead, RecordingEagleModel
 from speckata.models.gpt import GPT, GPTConfig
 from tests.reference.ex21_cases import check_tensor, shown  # shown: one target call in words, as 21 shows it
 from tests.reference.ex22_reference import reference_draft, reference_generate

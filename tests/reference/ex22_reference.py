@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from speckata.heads.eagle import RecordingEagleModel
+
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
+from speckata.heads.eagle import RecordingEagleModel
 
 RESIDUAL_MASS_EPS = 1e-12
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import torch
 
+from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 from speckata.grading.round_table import TableRound
 from speckata.models.early_exit import RecordingLayerModel
 from speckata.models.gpt import GPT, GPTConfig
-from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 
 
 def layer_model(seed: int, vocab: int = 5, layers: int = 3, width: int = 16, sharpness: float = 4.0,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import torch
 
+from speckata.decoding.baseline import BatchedSpeculativeResult
 from speckata.grading import GradingFailure
 from speckata.grading.events import TOKENS
-from speckata.decoding.baseline import BatchedSpeculativeResult
 from speckata.models.markov import MarkovModel, blend, random_markov_model
 from tests.reference.ex10_cases import draws_difference
 from tests.reference.ex25_reference import reference_batched_generate

@@ -11,10 +11,10 @@ kept, a row for the last draft.
 from __future__ import annotations
 
 import torch
-from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
+from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
 from tests.reference.ex22_cases import check_tensor, shown
 from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import torch
 
+from speckata.decoding.tree_shapes import TreeShape
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import lead_with_difference
-from speckata.decoding.tree_shapes import TreeShape
 from speckata.heads.medusa import RecordingHiddenModel
 from tests.reference.ex20_report import check_calls, raised_difference, walk_detail
 from tests.reference.ex21_cases import random_heads

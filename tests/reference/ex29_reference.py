@@ -14,9 +14,9 @@ from itertools import product
 import torch
 import torch.nn.functional as F
 
-from speckata.heads.medusa import RecordingHiddenModel
 from speckata.decoding.sampling import next_token_probabilities
 from speckata.decoding.tree_shapes import TreeShape
+from speckata.heads.medusa import RecordingHiddenModel
 from tests.reference import ex16_reference
 from tests.reference.ex01_reference import inverse_cdf
 from tests.reference.ex18_reference import reference_mask, reference_positions

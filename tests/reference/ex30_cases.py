@@ -10,11 +10,11 @@ round), the output and statistics, and the draws by the generator's state.
 from __future__ import annotations
 
 import torch
-from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
-from speckata.decoding.tree_shapes import TreeShape
 
+from speckata.decoding.tree_shapes import TreeShape
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
+from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
 from tests.reference.ex30_reference import reference_generate, reference_tree
 from tests.reference.result_tail import check_tokens_counters_and_draws
 from tests.reference.round_events import lead_with_draws_or_tokens

@@ -14,10 +14,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import torch
-from speckata.heads.eagle import RecordingEagleModel
+
 from speckata.decoding.sampling import next_token_probabilities
 from speckata.decoding.tree_shapes import TreeShape
-
+from speckata.heads.eagle import RecordingEagleModel
 from tests.reference import ex16_reference
 from tests.reference.ex01_reference import inverse_cdf
 from tests.reference.ex18_reference import reference_mask, reference_positions

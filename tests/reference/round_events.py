@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import torch
 
-from speckata.grading.events import BEFORE, CLOSING, TOKENS, Difference, changes_nothing, earliest, round_draw_difference
+from speckata.grading.events import (
+    BEFORE,
+    CLOSING,
+    TOKENS,
+    Difference,
+    changes_nothing,
+    earliest,
+    round_draw_difference,
+)
 from speckata.grading.failures import GradingFailure
 
 

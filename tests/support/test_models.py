@@ -15,11 +15,18 @@ import torch
 
 from speckata import ReplayRNG, sample
 from speckata.bench.generate import expected_tokens_per_pass, speedup_bound
+from speckata.decoding.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.markov import MarkovModel, random_markov_model
-from speckata.models.pretrained import char_tokenizer, load_draft, load_target, load_word_draft, settings, word_tokenizer
+from speckata.models.pretrained import (
+    char_tokenizer,
+    load_draft,
+    load_target,
+    load_word_draft,
+    settings,
+    word_tokenizer,
+)
 from speckata.models.recording import RecordingModel
-from speckata.decoding.sampling import GeneratorRNG, draw_uniform, next_token_probabilities, sample_token
 from speckata.models.tokenizers import CharTokenizer, WordTokenizer
 
 MODULES = ["interface", "markov", "sampling", "decoding", "tokenizers", "recording", "pretrained", "checks", "early_exit"]
