@@ -3,8 +3,8 @@
 `pytest -n 2 --dist worksteal` (the README's maintainers' command) hands the first half of the
 collected tests to one worker and the second half to the other, then lets an idle worker take half
 of the other's remaining queue. Collected as they are (file by file), the notebooks, the sandboxed
-gradings and the mutant gate sit together, so one worker got most of the cost and ran alone for
-minutes at the end. This orders the tests so that each half costs about the same (the longest
+gradings and the mutant gate sit together near the end, and a run of them ended in a long tail
+(the last 5% of the tests took 10 of its 25 minutes). This orders the tests so that each half costs about the same (the longest
 first, each given to the half that costs less so far: longest-processing-time scheduling), with
 each half's costliest test first and its cheapest last, where stealing takes from.
 

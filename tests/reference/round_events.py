@@ -105,8 +105,8 @@ def lead_with_round_event(name, expected, got, start, finals, tokens=None, close
     """Raise when the first differing event is a round's draws or tokens, not a call: ``expected`` and
     ``got`` are ``entries`` of the reference's and the learner's recorders, ``finals`` the two
     generators' states at the end (reference, learner; None without a generator), ``tokens``
-    (reference's tokens, its accepted_per_pass, the learner's tokens) or None where the suite's own
-    report covers them. ``detail``: the lines after the headline, or a function of the Difference
+    (``round_tokens``'s tuple: the reference's tokens, its accepted_per_pass, the learner's tokens[,
+    their offset in result.tokens]) or None where the suite's own report covers them. ``detail``: the lines after the headline, or a function of the Difference
     that makes them (to show the round it names)."""
     draws = round_draw_difference(([e[:3:2] for e in expected], finals[0]), ([e[:3:2] for e in got], finals[1]),
                                   start, [e[3] for e in got])
@@ -152,7 +152,7 @@ def keeps_path(call) -> bool:
 
 def lead_with_tree_events(name, recorders, expected_recorders, generators, kinds, detail, tokens=None):
     """Exercises 20 and 29 (a round: the target's tree pass, then keep_path): a round's count of draws or
-    its tokens (``tokens``: ``round_tokens``'s triple, None when they agree) that differ before any call
+    its tokens (``tokens``: ``round_tokens``'s tuple, None when they agree) that differ before any call
     does are named first; the suite's walk report follows (``detail``, a function of the Difference).
     ``generators``: the reference's and the learner's, after their runs."""
     finals = tuple(generator.get_state() for generator in generators)
