@@ -152,6 +152,13 @@ def replay(target, contexts, steps, seed, **options):
     return losses
 
 
+@pytest.mark.task(2)
+def test_one_step_of_two_windows_replays_the_reference(target, windows):
+    """The smallest worked case, run before the slower ones: one step, a batch of 2 training windows of
+    32, seed 0. Its one loss is the distillation loss of the untrained draft on the target's logits."""
+    replay(target, windows["train32"], 1, seed=0, batch_size=2)
+
+
 @pytest.mark.generated
 @pytest.mark.task(2)
 def test_distill_replays_the_reference(target, windows):
