@@ -79,10 +79,10 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def page(browser, server):
-    """A page that may only talk to the local server; every other request is refused and recorded."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def fenced_page(browser, viewport: dict, is_mobile: bool = False):
+    """(context, page): a page that may only talk to the local server; every other request is refused
+    and recorded in ``page.outside``, every JavaScript error in ``page.errors``."""
+    context = browser.new_context(viewport=viewport, is_mobile=is_mobile)
     outside: list[str] = []
 
     def route(request_route):
@@ -97,6 +97,13 @@ def page(browser, server):
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     opened.outside, opened.errors = outside, errors
+    return context, opened
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fenced page at 1280 x 900 (``fenced_page``)."""
+    context, opened = fenced_page(browser, {"width": 1280, "height": 900})
     yield opened
     context.close()
 

@@ -115,3 +115,33 @@ def test_the_recorder_logs_every_rows_call():
         ("crop_rows", (1, 1), (2, 1)),
     ]
     assert model.rows_passes == 1 and model.row_lengths == (1, 1)
+
+
+def test_the_whole_feed_check_agrees_with_the_walk_over_every_row_and_token():
+    """check_rows_feed accepts a well-formed feed by comparing it whole with the one expected mask and
+    positions, and walks row by row only to name a departure. On random ragged feeds: the expected
+    tensors equal the reference's builder's, and every single spoiled mask bit or position is still
+    refused, naming its row and token."""
+    from speckata.models.ragged import check_rows_feed, expected_mask_and_positions
+
+    generator = np.random.default_rng(20261203)
+    for _ in range(20):
+        batch = int(generator.integers(1, 4))
+        lengths = [int(v) for v in generator.integers(0, 5, batch)]
+        tokens = [[1] * int(c) for c in generator.integers(0, 4, batch)]
+        tokens[int(generator.integers(batch))] = [1] * int(generator.integers(1, 4))  # one real token at least
+        ids, mask, positions = ragged_feed(lengths, tokens)
+        counts = [len(row) for row in tokens]
+        expected = expected_mask_and_positions(lengths, counts, *mask.shape[1:])
+        assert torch.equal(expected[0], mask) and torch.equal(expected[1], positions)
+        check_rows_feed(ids, mask, positions, lengths, 8, None)
+        for row, i, slot in np.ndindex(*mask.shape):
+            spoiled = mask.clone()
+            spoiled[row, i, slot] = ~spoiled[row, i, slot]
+            with pytest.raises(ValueError, match=f"attention_mask row {row}, token {i}"):
+                check_rows_feed(ids, spoiled, positions, lengths, 8, None)
+        for row, i in np.ndindex(*positions.shape):
+            spoiled = positions.clone()
+            spoiled[row, i] += 1
+            with pytest.raises(ValueError, match=f"position_ids row {row}, token {i}"):
+                check_rows_feed(ids, mask, spoiled, lengths, 8, None)

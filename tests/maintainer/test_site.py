@@ -15,7 +15,10 @@ go to build/site-screenshots/ too; opened from the file system, search must say 
 Exercise texts wrap on at most 2% of their lines; no page shows a literal `$`, and pages 14-15 no
 plain-text subscript; every notebook plot fills the column (or its own width) at both widths and is
 not shrunk below 80% at 1280 px; on a phone, a formula wider than the screen shows a scroll shadow;
-no two navigation sections share a name. The scripts they run are in site_scripts.py.
+no two navigation sections share a name. The scripts they run are in site_scripts.py. The
+whole-site checks read each page once per width (site_readings.py: every page at 1280 px, the
+pages a phone test needs at 375 px) and each test asserts on what that reading found; the
+reading at 1280 px also requires that no page asked the network for anything.
 
 Without the docs extra, Playwright or Chromium the browser tests skip with the reason, unless
 SPECKATA_REQUIRE_BROWSER=1 (what .ci/run sets), where they fail instead.
@@ -26,12 +29,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from speckata.docs.pages import navigation
-from speckata.manifest import load_manifest, repo_root
+from speckata.manifest import load_manifest
 from tests.maintainer.site_browser import (  # noqa: F401  (fixtures: pytest finds them by name)
     NOTEBOOK,
     ROOT,
@@ -43,17 +45,12 @@ from tests.maintainer.site_browser import (  # noqa: F401  (fixtures: pytest fin
     server,
     visit,
 )
+from tests.maintainer.site_readings import SHOWN, desktop_reading, phone_reading, read  # noqa: F401  (fixtures)
 from tests.maintainer.site_scripts import (
     KNOWN_LITERAL_DOLLARS,
     KNOWN_SHRUNK_PLOTS,
-    OFF_SCREEN,
-    PLOT_WIDTHS,
     PLOTS_AT_FULL_SIZE,
-    READING_PROBLEMS,
-    SCROLL_CUES,
     SUBSCRIPTS_TYPESET,
-    UNTYPESET_PROSE,
-    WRAPPED_LINES,
 )
 
 
@@ -128,58 +125,29 @@ def test_notebook_page_shows_its_committed_outputs_and_plots(page, server):
     assert "alpha per position" in text and "[0.7, 0.8]" in text, "the first cell's committed output is not shown"
 
 
-SHOWN = {"exercises/08-batched-verifier.html": "pre", "theory/15-multi-candidate.html": ".katex-display",
-         "notebooks/03-speedup.html": ".jp-OutputArea-output img"}  # screenshots: the top, then this
 
-
-def site_pages(site) -> list[str]:
-    return sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html")
-                  if path.parts[len(site.parts)] not in ("assets", "search") and path.name != "404.html")
-
-
-def read(page, server, path: str) -> None:
-    response = page.goto(f"{server}/{path}", wait_until="load")
-    assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
-    page.wait_for_load_state("networkidle")
-
-
-def screenshots(page, path: str, width: int) -> None:
-    name = Path(path).stem.split("-")[0]
-    stem = f"{path.split('/')[0].rstrip('s')}-{name}-{width}"
-    page.screenshot(path=str(SCREENSHOTS / f"{stem}.png"))
-    page.locator(SHOWN[path]).first.scroll_into_view_if_needed()
-    page.screenshot(path=str(SCREENSHOTS / f"{stem}-detail.png"))
-
-
-def test_every_page_shows_every_line_and_names_its_exercise(page, server, built_site):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_every_page_shows_every_line_and_names_its_exercise(desktop_reading):
+    pages, errors, outside = desktop_reading
     problems, titles = [], {}
-    for path in site_pages(built_site):
-        read(page, server, path)
-        found = page.evaluate(READING_PROBLEMS)
+    for path, results in pages.items():
+        found = results["reading"]
         problems += [f"{path}: {problem}" for key in ("cut", "raw", "alt", "anchors") for problem in found[key]]
         titles.setdefault(found["title"], []).append(path)
         if path != "index.html" and found["header"] not in found["title"]:
             problems.append(f"{path}: the header says {found['header']!r}, the title {found['title']!r}")
-        if path in SHOWN:
-            screenshots(page, path, 1280)
     problems += [f"{len(paths)} pages share the title {title!r}: {paths[:3]}"
                  for title, paths in titles.items() if len(paths) > 1]
-    assert not page.errors, f"JavaScript errors {page.errors}"
+    assert not errors, f"JavaScript errors {errors}"
+    assert not outside, f"pages asked the network for {outside[:5]}"
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
     assert len(titles) >= 3 * len(load_manifest()), sorted(titles)
 
 
-def test_on_a_phone_no_formula_or_code_runs_off_the_screen(browser, server, built_site):
-    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
-    phone = context.new_page()
-    problems = []
-    for path in [path for path in site_pages(built_site) if path.startswith("theory/")] + list(SHOWN):
-        read(phone, server, path)
-        problems += [f"{path}: {problem}" for problem in phone.evaluate(OFF_SCREEN)]
-        if path in SHOWN:
-            screenshots(phone, path, 375)
-    context.close()
+def test_on_a_phone_no_formula_or_code_runs_off_the_screen(phone_reading):
+    pages, errors, _ = phone_reading
+    problems = [f"{path}: {problem}" for path, results in pages.items() for problem in results.get("off_screen", [])]
+    assert set(SHOWN) <= {path for path, results in pages.items() if "off_screen" in results}, "a SHOWN page was not read"
+    assert not errors, f"JavaScript errors on a phone {errors}"
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
 
@@ -213,27 +181,27 @@ def test_home_page_has_the_quick_start_and_the_files_are_links(page, server):
     assert page.locator("a[href='../exercises/03-speedup.html'] code").count() >= 1, "the exercise file is not a link"
 
 
-def test_exercise_texts_wrap_few_lines(page, server, built_site):
+def test_exercise_texts_wrap_few_lines(desktop_reading):
     """At 1280 px the exercise texts (no contents column beside them) fit: at most 2% of their
     lines wrap over all exercise pages (with the column, half of them did)."""
     lines = wrapped = 0
     examples = []
-    for path in [path for path in site_pages(built_site) if path.startswith("exercises/")]:
-        read(page, server, path)
-        found = page.evaluate(WRAPPED_LINES)
+    for path, results in desktop_reading[0].items():
+        if "wrapped" not in results:
+            continue
+        found = results["wrapped"]
         lines, wrapped = lines + found["lines"], wrapped + found["wrapped"]
         examples += [f"{path}: {text}" for text in found["examples"]]
     assert lines > 1000, f"only {lines} exercise text lines found"
     assert wrapped <= 0.02 * lines, f"{wrapped} of {lines} exercise text lines wrap:\n" + "\n".join(examples[:20])
 
 
-def test_no_formula_is_left_as_text(page, server, built_site):
+def test_no_formula_is_left_as_text(desktop_reading):
     """No page shows a literal $ (a formula KaTeX never saw), and pages 14 and 15 write no
     one-letter subscript (p_j) as plain text."""
     problems = []
-    for path in site_pages(built_site):
-        read(page, server, path)
-        found = page.evaluate(UNTYPESET_PROSE)
+    for path, results in desktop_reading[0].items():
+        found = results["prose"]
         if path not in KNOWN_LITERAL_DOLLARS:
             problems += [f"{path}: {problem}" for problem in found["dollars"]]
         if path in SUBSCRIPTS_TYPESET:
@@ -242,31 +210,25 @@ def test_no_formula_is_left_as_text(page, server, built_site):
 
 
 @pytest.mark.parametrize("width", [1280, 375])
-def test_notebook_plots_use_the_column(browser, server, built_site, width):
+def test_notebook_plots_use_the_column(desktop_reading, phone_reading, width):
     """Every plot is as wide as the column (or its own width, if narrower), and at 1280 px no plot of
     notebook 26 is shrunk below 80% of its own width, where its legends would be a few pixels high."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 500)
-    reader = context.new_page()
+    pages = (desktop_reading if width > 1000 else phone_reading)[0]
+    notebooks = {path: results["plots"] for path, results in pages.items() if path.startswith("notebooks/")}
+    assert len(notebooks) >= 3, f"only {len(notebooks)} notebook pages read at {width} px"
     problems = []
-    for path in [path for path in site_pages(built_site) if path.startswith("notebooks/")]:
-        read(reader, server, path)
-        for plot in reader.evaluate(PLOT_WIDTHS):
+    for path, plots in notebooks.items():
+        for plot in plots:
             if plot["shown"] < min(plot["natural"], 0.97 * plot["column"]) - 1:
                 problems.append(f"{path}: a plot {plot['shown']:.0f} px wide in a column of {plot['column']} ({plot['alt']})")
             if width > 1000 and path in PLOTS_AT_FULL_SIZE - KNOWN_SHRUNK_PLOTS and plot["shown"] < 0.8 * plot["natural"]:
                 problems.append(f"{path}: a plot shown at {plot['shown'] / plot['natural']:.0%} of its size ({plot['alt']})")
-    context.close()
     assert not problems, f"{len(problems)} problems at {width} px:\n" + "\n".join(problems[:40])
 
 
-def test_on_a_phone_a_formula_that_scrolls_shows_it(browser, server, built_site):
-    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
-    phone = context.new_page()
-    problems = []
-    for path in [path for path in site_pages(built_site) if path.startswith("theory/")]:
-        read(phone, server, path)
-        problems += [f"{path}: {problem}" for problem in phone.evaluate(SCROLL_CUES)]
-    context.close()
+def test_on_a_phone_a_formula_that_scrolls_shows_it(phone_reading):
+    problems = [f"{path}: {problem}" for path, results in phone_reading[0].items()
+                for problem in results.get("scroll_cues", [])]
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
 
