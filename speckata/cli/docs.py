@@ -10,7 +10,6 @@ Math is typeset by the KaTeX the site ships, so the pages need no network when v
 from __future__ import annotations
 
 import functools
-import http.server
 import importlib.util
 import os
 import subprocess
@@ -46,6 +45,8 @@ def build_site(root: Path) -> tuple[int, float]:
 
 
 def serve(folder: Path, port: int) -> None:
+    import http.server  # here, not at the top: every kata command imports this module for its parser
+
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         print(f"Serving the site at http://127.0.0.1:{port}/ (Ctrl-C stops)")
