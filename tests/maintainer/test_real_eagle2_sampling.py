@@ -50,7 +50,7 @@ def one_round(real):  # noqa: F811
     runner = HeadRunner(real["head"], target)
     shape, tokens, _ = draft_tree(runner, pending, sequence[1:], BUDGET, TOP_K, DEPTH)
     fed, start = sequence[target.cache_length:], target.cache_length
-    assert len(fed) == 1, "after the prompt's pass only the first sampled token is pending"
+    assert len(fed) == 1, "after the prompt's pass only its first token is pending"
     parents = [-1] + [0 if parent == -1 else 1 + parent for parent in shape.parents]
     hidden = target.forward_tree_hidden(fed + tokens, mask_of(parents, start), positions_of(parents, start))
     p = next_token_probabilities(torch.nn.functional.linear(hidden, real["lean"].output), 1.0)

@@ -125,7 +125,6 @@ def test_notebook_page_shows_its_committed_outputs_and_plots(page, server):
     assert "alpha per position" in text and "[0.7, 0.8]" in text, "the first cell's committed output is not shown"
 
 
-
 def test_every_page_shows_every_line_and_names_its_exercise(desktop_reading):
     pages, errors, outside = desktop_reading
     problems, titles = [], {}
