@@ -149,7 +149,7 @@ def test_random_tiny_models_match_the_reference():
             raise GradingFailure(f"{failure}\n\n(random case {index} of 6; the cases before it passed)") from None
 
 
-STAT_RUNS = 600
+STAT_RUNS = 1000
 STAT_SEED = 20261230
 STAT_LENGTH = 3
 STAT_TREE = (4, 2, 2)  # budget, top_k, depth
@@ -183,10 +183,11 @@ def test_sampled_output_is_distributed_as_the_target():
     Statistic: Pearson's chi-square of the counts of the 27 sequences of 3 new tokens (a tiny GPT
     over 3 tokens, sharpened, and a random head; budget 4, top_k 2, depth 2) against their exact
     probabilities under the target, those expected fewer than 5 times pooled into one bin. Sample:
-    600 runs from one generator seeded with 20261230 (prompt [0]). Threshold: fail when the p-value
+    1000 runs from one generator seeded with 20261230 (prompt [0]). Threshold: fail when the p-value
     is below 1e-3. tests/maintainer/test_margins_chi_square.py checks the reference's margin, and
     that a walk sampling a rejected node's token from p instead of what is left, or taking the first
-    token greedily, scores far below.
+    token greedily, scores far below with a power of at least 0.99 on any seed (0.9998 against the
+    resampling from p; 600 runs gave 0.97).
     """
     statistic, pvalue, counts, df, law = sequence_chi_square(fn("eagle2_generate"))
     if pvalue < STAT_ALPHA:

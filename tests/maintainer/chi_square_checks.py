@@ -101,7 +101,7 @@ CHECKS = [
                    ex27.STAT_ALPHA, ex27.smallest_pvalue),
     ChiSquareCheck("27-adaptive-draft-length", "test_every_row_is_distributed_as_the_target_with_probes",
                    "adaptive_speculative_generate", ex27.STAT_ALPHA,
-                   lambda generate: ex27.smallest_pvalue(generate, ex27.PROBE_STAT_RULES)),
+                   lambda generate: ex27.smallest_pvalue(generate, ex27.PROBE_STAT_RULES, ex27.PROBE_STAT_RUNS)),
     ChiSquareCheck("28-eagle-head-cache", "test_sampled_output_is_distributed_as_the_target", "eagle_cached_generate",
                    ex22.STAT_ALPHA, lambda generate: ex22.sequence_chi_square(generate, seed=ex28.STAT_SEED)[1]),
     ChiSquareCheck("29-medusa-tree", "test_sampled_output_is_distributed_as_the_target", "medusa_tree_generate",

@@ -102,7 +102,7 @@ def check_run(medusa_tree_generate, target, heads, prompt, max_new_tokens, tree,
     return got, recorder
 
 
-STAT_RUNS = 600
+STAT_RUNS = 800
 STAT_SEED = 20261229
 STAT_LENGTH = 3
 STAT_TREE = [(0,), (1,), (0, 0), (0, 1), (1, 0)]

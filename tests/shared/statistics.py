@@ -11,12 +11,15 @@ closed forms and tabulated quantiles.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
 _EPS = 1e-16  # relative size of the last term or step: past double precision
 _TINY = 1e-300  # keeps the continued fraction's denominators off zero
 _MAX_TERMS = 10_000
+_RECORDS: list[list[tuple[float, int, float]]] = []  # open recorded_tests() blocks, innermost last
 
 
 def _prefactor(a: float, x: float) -> float:
@@ -72,7 +75,22 @@ def chi_square_sf(statistic: float, df: int) -> float:
     """P(X >= statistic) for X chi-square distributed with ``df`` degrees of freedom: the p-value."""
     if df < 1:
         raise ValueError(f"a chi-square test needs at least 1 degree of freedom; got {df}")
-    return regularized_upper_gamma(df / 2.0, max(float(statistic), 0.0) / 2.0)
+    pvalue = regularized_upper_gamma(df / 2.0, max(float(statistic), 0.0) / 2.0)
+    for record in _RECORDS:
+        record.append((float(statistic), df, pvalue))
+    return pvalue
+
+
+@contextmanager
+def recorded_tests() -> Iterator[list[tuple[float, int, float]]]:
+    """Every (statistic, degrees of freedom, p-value) that chi_square_sf computes inside the block, in
+    order: how the margin gate reads a test's statistic behind the p-value it returns (its power)."""
+    record: list[tuple[float, int, float]] = []
+    _RECORDS.append(record)
+    try:
+        yield record
+    finally:
+        assert _RECORDS.pop() is record, "recorded_tests() blocks must nest"
 
 
 def pearson_statistic(counts, expected) -> float:
