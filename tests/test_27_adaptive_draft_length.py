@@ -25,7 +25,15 @@ from tests.reference.ex25_reference import reference_batched_generate
 from tests.reference.ex27_bad_input import BAD_DECODER_SETTINGS, BAD_RULE_CALLS
 from tests.reference.ex27_cases import FINISHING_COSTS, GPU_COSTS, PROBE_COSTS, TOY_COSTS
 from tests.reference.ex27_explain import EXPLAIN, STEP
-from tests.reference.ex27_statistics import PROBE_STAT_RULES, PROBE_STAT_RUNS, STAT_ALPHA, STAT_RULES, STAT_RUNS, check_rows, row_chi_squares  # noqa: F401  (STAT_ALPHA: the margin gate reads it here)
+from tests.reference.ex27_statistics import (  # noqa: F401  (STAT_ALPHA: the margin gate reads it here)
+    PROBE_STAT_RULES,
+    PROBE_STAT_RUNS,
+    STAT_ALPHA,
+    STAT_RULES,
+    STAT_RUNS,
+    check_rows,
+    row_chi_squares,
+)
 
 EXERCISE = "27-adaptive-draft-length"
 

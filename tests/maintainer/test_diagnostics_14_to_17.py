@@ -8,7 +8,7 @@ GradingFailure it raises are checked.
 
 from __future__ import annotations
 
-from tests.maintainer.wrong_learners import edited_solution, failure_of
+from tests.maintainer.wrong_learners import edited_solution, failure_of, in_learners_place
 
 # 15: the draw-count note only when the count itself is the mistake ---------------------------------
 
@@ -61,9 +61,8 @@ def test_15_the_notes_still_name_a_count_that_does_not_match_the_result(tmp_path
 def test_16_the_chance_column_is_not_headed_p_over_q(tmp_path, monkeypatch):
     from tests import test_16_top_k_drafts as suite
 
-    learner = edited_solution(tmp_path, "16-top-k-drafts", ("        if u < left[x] / left.sum():\n",
-                                                            "        if u < min(1.0, p[x] / q[x]):\n"))
-    monkeypatch.setattr(suite, "verify_top_k", lambda: learner.verify_top_k)
+    in_learners_place(tmp_path, monkeypatch, suite, "verify_top_k", "16-top-k-drafts",
+                      ("        if u < left[x] / left.sum():\n", "        if u < min(1.0, p[x] / q[x]):\n"))
     lines = str(failure_of(suite.test_worked_example_second_candidate_accepted)).splitlines()
     header = next(line for line in lines if line.split()[:2] == ["out", "pos"])
     assert header.split()[:6] == ["out", "pos", "drafted", "u", "chance", "reference"], header
@@ -76,10 +75,9 @@ def test_14_the_row_that_decided_shows_eta_and_h_apart(tmp_path, monkeypatch):
     from tests import test_14_block_verification as suite
     from tests.reference import ex14_cases
 
-    unguarded = edited_solution(tmp_path, "14-block-verification", (
+    in_learners_place(tmp_path, monkeypatch, ex14_cases, "block_verify", "14-block-verification", (
         "        stops.append(0.0 if surplus <= RESIDUAL_MASS_EPS else surplus / (surplus + 1.0 - weights[i]))\n",
         "        stops.append(surplus / (surplus + 1.0 - weights[i]))\n"))
-    monkeypatch.setattr(ex14_cases, "block_verify", lambda: unguarded.block_verify)
     lines = str(failure_of(suite.test_a_position_without_residual_mass_is_never_tau)).splitlines()
     assert "                [0.5000000000001, 0.4999999999999]]" in lines, "\n".join(lines)
     header = next(index for index, line in enumerate(lines) if line.split()[:2] == ["out", "i"])
@@ -96,9 +94,8 @@ def test_14_expected_accepted_is_reported_with_plain_numbers(tmp_path, monkeypat
     from tests import test_14_block_verification as suite
     from tests.reference import ex14_cases
 
-    counts_extra = edited_solution(tmp_path, "14-block-verification", ("    return float(total)\n",
-                                                                       "    return np.float64(total) + 1.0\n"))
-    monkeypatch.setattr(ex14_cases, "expected_accepted", lambda: counts_extra.expected_accepted)
+    counts_extra = in_learners_place(tmp_path, monkeypatch, ex14_cases, "expected_accepted", "14-block-verification",
+                                     ("    return float(total)\n", "    return np.float64(total) + 1.0\n"))
     assert isinstance(counts_extra.expected_accepted(suite.TOY_P, suite.TOY_Q, "token"), np.float64)
     first = str(failure_of(suite.test_toy_expected_values)).splitlines()[0]
     assert first == ("expected_accepted(p, q, 'token') on the toy (10/9) returned 2.111111111111111; "

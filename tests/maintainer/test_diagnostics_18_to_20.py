@@ -10,7 +10,7 @@ import pytest
 
 from speckata.grading.learner_code import install_finder
 from speckata.manifest import repo_root
-from tests.maintainer.wrong_learners import edited_solution, failure_of
+from tests.maintainer.wrong_learners import edited_solution, failure_of, in_learners_place
 
 
 @pytest.fixture(autouse=True)
@@ -24,9 +24,8 @@ def exercise_imports():
 def test_18_a_wrong_row_names_mask_columns_and_their_nodes(tmp_path, monkeypatch):
     from tests import test_18_tree_attention_mask as suite
 
-    only_the_parent = edited_solution(tmp_path, "18-tree-attention-mask", (
+    in_learners_place(tmp_path, monkeypatch, suite, "tree_attention_mask", "18-tree-attention-mask", (
         "            ancestor = parents[ancestor]\n", "            ancestor = parents[ancestor] if ancestor == node else -1\n"))
-    monkeypatch.setattr(suite, "tree_attention_mask", lambda: only_the_parent.tree_attention_mask)
     lines = str(failure_of(suite.test_worked_example_mask)).splitlines()
     assert "  rows are nodes; mask columns 0..1 are the prefix, then mask column j is tree node j - 2 (columns 2..5)" in lines
     assert "    (the prefix, itself and its ancestors [1, 0]: mask columns 2 (node 0), 3 (node 1), 5 (node 3))" in lines
@@ -50,10 +49,9 @@ def test_18_a_vague_message_gets_no_hint_about_another_exercises_helper(tmp_path
 def test_20_a_vague_message_is_pointed_at_the_exercises_own_helper(tmp_path, monkeypatch):
     from tests import test_20_tree_verification as suite
 
-    vague = edited_solution(tmp_path, "20-tree-verification", (
+    in_learners_place(tmp_path, monkeypatch, suite, "tree_speculative_generate", "20-tree-verification", (
         "    sequence, full_shape = check_tree_generation_inputs(",
         "    if not tree:\n        raise ValueError('nothing to draft')\n    sequence, full_shape = check_tree_generation_inputs("))
-    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: vague.tree_speculative_generate)
     text = str(failure_of(suite.test_bad_input_raises_value_error, "empty-tree"))
     assert text.splitlines()[-1] == ("(check_tree_generation_inputs, which your file imports from speckata, writes such "
                                      "messages; you may call it.)"), text
@@ -63,11 +61,10 @@ def test_20_a_vague_message_is_pointed_at_the_exercises_own_helper(tmp_path, mon
 def test_14_still_points_at_check_step_inputs(tmp_path, monkeypatch):
     from tests import test_14_block_verification as suite
 
-    vague = edited_solution(tmp_path, "14-block-verification", (
+    in_learners_place(tmp_path, monkeypatch, suite, "block_verify", "14-block-verification", (
         "    p, q, draft = check_step_inputs(p, q, draft)\n    gamma = len(draft)\n",
         "    if len(draft) and max(draft) >= len(p[0]):\n        raise ValueError('bad draft')\n"
         "    p, q, draft = check_step_inputs(p, q, draft)\n    gamma = len(draft)\n"))
-    monkeypatch.setattr(suite, "block_verify", lambda: vague.block_verify)
     text = str(failure_of(suite.test_bad_input_raises_a_value_error_naming_the_problem, "token-past-the-vocabulary"))
     assert "(check_step_inputs, which your file imports from speckata, writes such messages" in text, text
 
@@ -83,8 +80,7 @@ SHORT_CROP = ("        if model.cache_length > len(sequence) - 1:\n            m
 def test_19_a_crop_that_changes_nothing_passes_as_the_crop_rule_says(tmp_path, monkeypatch):
     from tests import test_19_jacobi_decoding as suite
 
-    learner = edited_solution(tmp_path, "19-jacobi-decoding", NEEDLESS_CROP)
-    monkeypatch.setattr(suite, "jacobi_generate", lambda: learner.jacobi_generate)
+    in_learners_place(tmp_path, monkeypatch, suite, "jacobi_generate", "19-jacobi-decoding", NEEDLESS_CROP)
     suite.test_worked_example()
     suite.test_calls_follow_the_contract_with_a_given_guess()
     notebook = (repo_root() / "notebooks" / "sources" / "19-jacobi-decoding.py").read_text()
@@ -94,8 +90,7 @@ def test_19_a_crop_that_changes_nothing_passes_as_the_crop_rule_says(tmp_path, m
 def test_19_a_long_prompt_is_shown_cut_with_an_ellipsis(tmp_path, monkeypatch):
     from tests import test_19_jacobi_decoding as suite
 
-    learner = edited_solution(tmp_path, "19-jacobi-decoding", SHORT_CROP)
-    monkeypatch.setattr(suite, "jacobi_generate", lambda: learner.jacobi_generate)
+    in_learners_place(tmp_path, monkeypatch, suite, "jacobi_generate", "19-jacobi-decoding", SHORT_CROP)
     case = str(failure_of(suite.test_calls_follow_the_contract_on_the_trained_target, 2)).splitlines()[-1]
     assert "prompt [69, 70, 71, 1, 84, 81, 70, 68, 86, 77, 66, 85, …] (21 tokens), max_new_tokens 30" in case, case
 
@@ -105,9 +100,8 @@ def test_19_a_long_prompt_is_shown_cut_with_an_ellipsis(tmp_path, monkeypatch):
 def test_20_a_residual_left_unnormalised_is_reported_at_the_round_it_went_wrong(tmp_path, monkeypatch):
     from tests import test_20_tree_verification as suite
 
-    learner = edited_solution(tmp_path, "20-tree-verification", ("            target = residual / residual.sum()",
-                                                                 "            target = residual"))
-    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
+    in_learners_place(tmp_path, monkeypatch, suite, "tree_speculative_generate", "20-tree-verification",
+                      ("            target = residual / residual.sum()", "            target = residual"))
     lines = str(failure_of(suite.test_target_tree_passes_follow_the_contract, "sampled")).splitlines()
     assert lines[0] == ("tree_speculative_generate emitted [1, 3] in round 1; the contract emits [1, 0] there (1 draft "
                         "accepted, then one more token); everything before was right."), lines
@@ -118,10 +112,9 @@ def test_20_a_residual_left_unnormalised_is_reported_at_the_round_it_went_wrong(
 def test_20_a_wrong_keep_path_is_named_by_the_greedy_test(tmp_path, monkeypatch):
     from tests import test_20_tree_verification as suite
 
-    learner = edited_solution(tmp_path, "20-tree-verification", (
+    in_learners_place(tmp_path, monkeypatch, suite, "tree_speculative_generate", "20-tree-verification", (
         "        target.keep_path(list(range(m)) + [m + node for node in path])",
         "        target.keep_path(list(range(m)) + [m + node - 1 if node > 0 else m for node in path])"))
-    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
     first = str(failure_of(suite.test_greedy_on_markov_chains_is_the_targets_greedy_decoding, 0, "top_k")).splitlines()[0]
     assert first == ("tree_speculative_generate's round 2 went otherwise than the contract's: expected keep_path([0, 2, 5]), got keep_path([0, 1, 4]) "
                      "on the target: the round's tokens are right, but the cache keeps other nodes than pending + the "
@@ -131,10 +124,9 @@ def test_20_a_wrong_keep_path_is_named_by_the_greedy_test(tmp_path, monkeypatch)
 def test_20_top_k_children_from_torch_topk_fail_on_tied_logits(tmp_path, monkeypatch):
     from tests import test_20_tree_verification as suite
 
-    learner = edited_solution(tmp_path, "20-tree-verification", (
+    in_learners_place(tmp_path, monkeypatch, suite, "tree_speculative_generate", "20-tree-verification", (
         "        return torch.argsort(logits, descending=True, stable=True)[:count].tolist()",
         "        return torch.topk(logits, count).indices.tolist()"))
-    monkeypatch.setattr(suite, "tree_speculative_generate", lambda: learner.tree_speculative_generate)
     lines = str(failure_of(suite.test_tied_draft_logits_rank_the_lower_token_first)).splitlines()
     assert lines[0].startswith("Children ranked among tied draft logits come in the contract's order: "
                                "torch.argsort(row, descending=True, stable=True), the lower token id first"), lines

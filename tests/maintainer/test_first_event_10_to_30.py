@@ -59,43 +59,53 @@ def run_wrong(tmp_path, monkeypatch, exercise_id, edits, test, *args, whole=Fals
     return text if whole else text.splitlines()[0]
 
 
-# Wrong versions: (find, replace) edits of the solutions ---------------------------------------------------
+# Wrong versions: (find, replace) edits of the solutions, each built from the line it changes ---------------
 
-TWO_UNIFORMS_10 = ("        if draw_uniform(generator) < float(p[i, x] / q[i][x]):",
-                   "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(p[i, x] / q[i][x]):")
-RESIDUAL_FROM_P_10 = ("        residual = torch.clamp(p[i] - q[i], min=0.0)\n", "        residual = p[i].clone()\n")
-TWO_UNIFORMS_12 = ("        if draw_uniform(generator) < float(p[i, y]):",
-                   "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(p[i, y]):")
+def drawn_twice(line: str, draw: str) -> tuple[str, str]:
+    """``line`` with its ``draw`` made twice and the second kept: one random number too many."""
+    return line, line.replace(draw, f"({draw}, {draw})[1]")
+
+
+def inserted(line: str, added: str, before: str = "") -> tuple[str, str]:
+    """``line`` with ``added`` put just before its ending ``before`` (at its very end by default)."""
+    assert line.endswith(before), (line, before)
+    cut = len(line) - len(before)
+    return line, line[:cut] + added + line[cut:]
+
+
+def crop_keeps_newest(model: str) -> tuple[str, str]:
+    """The round's crop keeps the newest token, which the next round feeds again."""
+    return f"            {model}.crop(len(sequence) - 1)", f"            {model}.crop(len(sequence))"
+
+
+UNIFORM = "draw_uniform(generator)"
+TWO_UNIFORMS_10 = drawn_twice("        if draw_uniform(generator) < float(p[i, x] / q[i][x]):", UNIFORM)
+RESIDUAL_FROM_P_10 = RESIDUAL_FROM_P_23 = ("        residual = torch.clamp(p[i] - q[i], min=0.0)\n",
+                                           "        residual = p[i].clone()\n")
+TWO_UNIFORMS_12 = drawn_twice("        if draw_uniform(generator) < float(p[i, y]):", UNIFORM)
 ONE_MORE_UNIFORM_27 = ("drafted = sample_rows(probs, torch.rand((len(active),), generator=generator, dtype=torch.float64))",
                        "drafted = sample_rows(probs, torch.rand((len(active) + 1,), generator=generator, "
                        "dtype=torch.float64)[: len(active)])")
-TWO_UNIFORMS_23 = ("        if draw_uniform(generator) < float(p[i, x] / q[i, x]):",
-                   "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(p[i, x] / q[i, x]):")
-RESIDUAL_FROM_P_23 = RESIDUAL_FROM_P_10
-TWO_UNIFORMS_20 = ("        if draw_uniform(generator) < float(target[x] / q[x]):",
-                   "        if (draw_uniform(generator), draw_uniform(generator))[1] < float(target[x] / q[x]):")
-BONUS_TWICE_29 = ("    return path, sample_token(p[node + 1], generator)  #",
-                  "    return path, (sample_token(p[node + 1], generator), sample_token(p[node + 1], generator))[1]  #")
-CROP_KEEPS_NEWEST_12 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
-KEEP_ONE_MORE_20 = ("        target.keep_path(list(range(m)) + [m + node for node in path])",
-                    "        target.keep_path(list(range(m)) + [m + node for node in path] + [m + len(path)])")
-CROP_COUNTS_ACCEPTED_TWICE_21 = ("        target.crop(len(sequence))  #", "        target.crop(len(sequence) + accepted)  #")
-CROP_KEEPS_NEWEST_22 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
-CROP_KEEPS_NEWEST_23 = ("            model.crop(len(sequence) - 1)", "            model.crop(len(sequence))")
-CROP_KEEPS_NEWEST_28 = ("            target.crop(len(sequence) - 1)", "            target.crop(len(sequence))")
-KEEP_ONE_MORE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
-                    "        target.keep_path([0] + [1 + node for node in path] + [1 + len(path)])")
-DRAFT_KEEPS_ONE_NODE_20 = ("        draft.keep_path([node for node in path if node < fed])",
-                           "        draft.keep_path([node for node in path if node < fed][:1])")
-TARGET_KEEPS_ONE_NODE_29 = ("        target.keep_path([0] + [1 + node for node in path])",
-                            "        target.keep_path([0] + [1 + node for node in path][:1])")
+TWO_UNIFORMS_23 = drawn_twice("        if draw_uniform(generator) < float(p[i, x] / q[i, x]):", UNIFORM)
+TWO_UNIFORMS_20 = drawn_twice("        if draw_uniform(generator) < float(target[x] / q[x]):", UNIFORM)
+BONUS_TWICE_29 = drawn_twice("    return path, sample_token(p[node + 1], generator)  #",
+                             "sample_token(p[node + 1], generator)")
+CROP_KEEPS_NEWEST_12 = CROP_KEEPS_NEWEST_22 = CROP_KEEPS_NEWEST_28 = crop_keeps_newest("target")
+CROP_KEEPS_NEWEST_23 = crop_keeps_newest("model")
+CROP_COUNTS_ACCEPTED_TWICE_21 = inserted("        target.crop(len(sequence))  #", " + accepted", before=")  #")
+KEEP_ONE_MORE_20 = inserted("        target.keep_path(list(range(m)) + [m + node for node in path])",
+                            " + [m + len(path)]", before=")")
+DRAFT_KEEPS_ONE_NODE_20 = inserted("        draft.keep_path([node for node in path if node < fed])", "[:1]", before=")")
+KEEP_PATH_29 = "        target.keep_path([0] + [1 + node for node in path])"
+KEEP_ONE_MORE_29 = inserted(KEEP_PATH_29, " + [1 + len(path)]", before=")")
+TARGET_KEEPS_ONE_NODE_29 = inserted(KEEP_PATH_29, "[:1]", before=")")
 # The same two lines stand in exercise 28's solution.
-ONE_MORE_SAMPLE_22 = ("        p = next_token_probabilities(logits, temperature)\n",
-                      "        p = next_token_probabilities(logits, temperature)\n        sample_token(p[0], generator)\n")
-TOKENS_REVERSED_22 = ("        result.tokens += tokens\n", "        result.tokens += tokens[::-1]\n")
-ONE_MORE_SAMPLE_30 = ("        probs = next_token_probabilities(logits, temperature)\n",
-                      "        probs = next_token_probabilities(logits, temperature)\n        sample_token(probs[0], generator)\n")
-TOKENS_REVERSED_30 = ("        result.tokens += new\n", "        result.tokens += new[::-1]\n")
+ONE_MORE_SAMPLE_22 = inserted("        p = next_token_probabilities(logits, temperature)\n",
+                              "        sample_token(p[0], generator)\n")
+TOKENS_REVERSED_22 = inserted("        result.tokens += tokens\n", "[::-1]", before="\n")
+ONE_MORE_SAMPLE_30 = inserted("        probs = next_token_probabilities(logits, temperature)\n",
+                              "        sample_token(probs[0], generator)\n")
+TOKENS_REVERSED_30 = inserted("        result.tokens += new\n", "[::-1]", before="\n")
 RIGHT = "; everything before was right."
 RAISED = "; everything before was right. Then it raised:"
 

@@ -40,6 +40,14 @@ def edited_solution(tmp_path, exercise_id: str, *edits: tuple[str, str]):
     return module_from_file(f"learner_{path.parent.name}_{path.stem}", path)
 
 
+def in_learners_place(tmp_path, monkeypatch, module, function: str, exercise_id: str, *edits: tuple[str, str]):
+    """The solution with ``edits`` (edited_solution) given to ``module``, which asks for the learner's
+    ``function`` by calling ``module.<function>()``; returns the wrong module."""
+    learner = edited_solution(tmp_path, exercise_id, *edits)
+    monkeypatch.setattr(module, function, lambda: getattr(learner, function))
+    return learner
+
+
 def failure_of(test, *args) -> GradingFailure:
     """The GradingFailure that the suite's ``test(*args)`` raises (the test fails if it raises none)."""
     with pytest.raises(GradingFailure) as caught:

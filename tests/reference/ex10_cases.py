@@ -132,14 +132,22 @@ def check_case(function, models: str, target, draft, prompt, max_new_tokens, gam
         fail(f"speculative_generate {first.headline}; everything before was right.")
     stats = {"accepted_per_pass": trace.accepted_per_pass, "drafted_per_pass": trace.drafted_per_pass,
              "target_passes": len(trace.target_feeds), "draft_passes": len(trace.draft_feeds)}
+    reference_generator = torch.Generator()
+    reference_generator.set_state(reference_final)
+    check_stats_and_draws("speculative_generate", result, stats, (reference_generator, learner_generator), fail,
+                          "The tokens are right", " (one per draft sample, one per tested draft, one for the replacement "
+                          "or bonus)")
+    return result, rec_target, rec_draft
+
+
+def check_stats_and_draws(function: str, result, stats: dict, generators, fail, right: str, draws: str = "") -> None:
+    """What is left once the tokens are right (exercises 10, 25 and 27): each of ``stats`` (name: the
+    reference's value) read from ``result``, then the count of draws of the (reference, learner)
+    ``generators``; ``right`` says what was right, ``draws`` the contract's draws, each failure goes to ``fail``."""
     for name, expected in stats.items():
         got = getattr(result, name)
         if got != expected:
-            fail(f"The tokens are right but result.{name} is {got!r}; expected {expected!r}.")
-    reference_generator = torch.Generator()
-    reference_generator.set_state(reference_final)
-    drawn = draws_difference(reference_generator, learner_generator)
+            fail(f"{right} but result.{name} is {got!r}; expected {expected!r}.")
+    drawn = draws_difference(*generators)
     if drawn:
-        fail(f"The tokens are right but speculative_generate drew {drawn} random numbers than the contract "
-             "(one per draft sample, one per tested draft, one for the replacement or bonus).")
-    return result, rec_target, rec_draft
+        fail(f"The tokens are right but {function} drew {drawn} random numbers than the contract{draws}.")

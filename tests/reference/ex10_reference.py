@@ -45,9 +45,12 @@ class Round:
 
 
 @dataclass
-class GenerationTrace:
+class FeedTrace:
+    """A draft-and-target decoder's run, round by round (exercises 10 and 12): each round records what
+    the draft was fed (``draft_feeds``) and what the target was fed (``target_feed``)."""
+
     tokens: list[int] = field(default_factory=list)
-    rounds: list[Round] = field(default_factory=list)
+    rounds: list = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)  # every call that changes a cache, in the contract's order
 
     @property
@@ -57,6 +60,11 @@ class GenerationTrace:
     @property
     def draft_feeds(self) -> list[tuple[int, ...]]:
         return [feed for r in self.rounds for feed in r.draft_feeds]
+
+
+@dataclass
+class GenerationTrace(FeedTrace):
+    rounds: list[Round] = field(default_factory=list)
 
     @property
     def accepted_per_pass(self) -> list[int]:

@@ -3,6 +3,7 @@
 It imports nothing from solutions/. The alignment is written with its own loops over the draft's
 vocabulary and the proposal's characters, the accept rule in numpy; the given helpers that define
 the contract (next_token_probabilities, draw_uniform, sample_token) are used as they are.
+The trace keeps exercise 10's feeds and calls (FeedTrace, tests/reference/ex10_reference.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import torch
 
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 from tests.reference.ex10_calls import Call
+from tests.reference.ex10_reference import FeedTrace
 
 
 @dataclass
@@ -29,18 +31,8 @@ class CrossRound:
 
 
 @dataclass
-class CrossTrace:
-    tokens: list[int] = field(default_factory=list)
+class CrossTrace(FeedTrace):
     rounds: list[CrossRound] = field(default_factory=list)
-    calls: list[Call] = field(default_factory=list)  # every call that changes a cache, in the contract's order
-
-    @property
-    def target_feeds(self):
-        return [r.target_feed for r in self.rounds]
-
-    @property
-    def draft_feeds(self):
-        return [feed for r in self.rounds for feed in r.draft_feeds]
 
     @property
     def proposed_per_pass(self):

@@ -3,6 +3,7 @@
 It imports nothing from solutions/. The entropy is a plain loop over math.log; the output
 distribution adds up, for every token x the draft can propose, the one path that follows: the
 target keeps x (p(x) above the threshold) or replaces it (its greedy token, or a sample from p).
+The greedy token is exercise 04's reference's first maximum (tests/reference/ex04_reference.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from tests.reference.ex04_reference import first_maximum
 
 
 def reference_entropy(p) -> float:
@@ -25,14 +28,6 @@ def reference_acceptance_rate(p, q, epsilon: float, delta: float) -> float:
     return float(sum(float(q_x) for p_x, q_x in zip(p, q) if p_x > tau))
 
 
-def greedy_token(p) -> int:
-    best = 0
-    for x, value in enumerate(p):
-        if value > p[best]:
-            best = x
-    return best
-
-
 def reference_distribution(p, q, on_reject: str, epsilon: float, delta: float) -> np.ndarray:
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     tau = reference_threshold(p, epsilon, delta)
@@ -43,7 +38,7 @@ def reference_distribution(p, q, on_reject: str, epsilon: float, delta: float) -
     # Rows may be off by up to 1e-6: the rejected mass is what the accepted path leaves of 1.
     rejected = 1.0 - out.sum()
     if on_reject == "greedy":
-        out[greedy_token(p)] += rejected
+        out[first_maximum(p)] += rejected  # the greedy token: argmax p, the lowest on a tie
     else:
         out += rejected * p / p.sum()
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from speckata.decoding.baseline import SpeculativeResult
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities
 from speckata.decoding.tree_shapes import TreeShape
 from speckata.models.recording import RecordingModel
@@ -22,12 +23,9 @@ from tests.reference.ex18_reference import reference_mask, reference_positions
 
 
 @dataclass
-class ReferenceRun:
-    tokens: list[int] = field(default_factory=list)
-    accepted_per_pass: list[int] = field(default_factory=list)
-    drafted_per_pass: list[int] = field(default_factory=list)
-    target_passes: int = 0
-    draft_passes: int = 0
+class ReferenceRun(SpeculativeResult):
+    """The result the contract's decoder returns, and what it did on the way."""
+
     walks: list[list[str]] = field(default_factory=list)  # per round: the reasoning, one line per node tried
     target: RecordingModel | None = None
     draft: RecordingModel | None = None

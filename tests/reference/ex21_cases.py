@@ -15,7 +15,9 @@ from speckata.grading.events import call_mismatch, compared, lead_with_differenc
 from speckata.heads.medusa import MedusaHeads, RecordingHiddenModel
 from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.markov import MarkovModel
+from tests.reference.call_by_call import check_call_by_call
 from tests.reference.ex21_reference import reference_generate
+from tests.reference.result_tail import check_counters
 from tests.reference.round_events import lead_with_draws_or_tokens
 
 EXERCISE = "21-medusa-heads"
@@ -92,21 +94,19 @@ def check_tokens(got, expected_tokens, case, what="the reference's"):
 def check_run(got, recorder, expected, case):
     mine = [c for c in compared(recorder.calls) if c[0] in KINDS]  # the crop rule: no-op crops are not compared
     theirs = [c for c in compared(expected.calls) if c[0] in KINDS]
-    for index, (want, have) in enumerate(zip(theirs, mine)):
-        if want != have:
-            done = sum(1 for c in theirs[:index] if c[0] == "crop")
-            reasoning = "\n".join("    " + line for line in expected.rounds[max(0, done - 1): done + 1])
-            raise GradingFailure(f"medusa_generate made call {index} on the target, {shown(have)}, where the contract makes "
-                                 f"{shown(want)}.\n  expected {shown(want)}\n  got      {shown(have)}\n"
-                                 f"  the reference's rounds around it:\n{reasoning}\n{case}")
+
+    def around(before):  # the round the differing call belongs to, and the one before it
+        done = sum(1 for c in before if c[0] == "crop")
+        reasoning = "\n".join("    " + line for line in expected.rounds[max(0, done - 1): done + 1])
+        return f"  the reference's rounds around it:\n{reasoning}\n"
+
+    check_call_by_call("medusa_generate", mine, theirs, shown, case, around)
     if len(mine) != len(theirs):
         raise GradingFailure(f"The contract makes {len(theirs)} calls (forward_new_hidden and crop) on the target; you "
                              f"made {len(mine)}: {[shown(c) for c in mine[len(theirs):len(theirs) + 2]]} "
                              f"{'beyond' if len(mine) > len(theirs) else 'missing after'} the expected ones.\n{case}")
     check_tokens(got, expected.tokens, case)
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
+    check_counters(got, expected, case)
 
 
 def bad_inputs():

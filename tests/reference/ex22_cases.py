@@ -15,6 +15,7 @@ from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.heads.eagle import EagleHead, RecordingEagleModel
 from speckata.models.gpt import GPT, GPTConfig
+from tests.reference.call_by_call import check_call_by_call
 from tests.reference.ex21_cases import check_tensor, shown  # shown: one target call in words, as 21 shows it
 from tests.reference.ex22_reference import reference_draft, reference_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
@@ -76,21 +77,29 @@ def check_run(eagle_generate, target, head, prompt, max_new_tokens, gamma, seed,
             [c for c in recorder.calls if c[0] in ("hidden", "forward", "crop")],
             [c for c in expected.calls if c[0] in ("hidden", "crop")], shown)) from None
     lead_with_draws_or_tokens(got, recorder, expected, start, mine, case)
-    calls = [c for c in compared(recorder.calls) if c[0] in ("hidden", "forward", "crop")]  # the crop rule
-    wanted = [c for c in compared(expected.calls) if c[0] in ("hidden", "crop")]
-    for index, (want, have) in enumerate(zip(wanted, calls)):
-        if want != have:
-            done = sum(1 for c in wanted[:index] if c[0] == "hidden") - 1
-            rounds = "\n".join("    " + line for line in expected.rounds[max(0, done - 2): done + 1])
-            raise GradingFailure(f"eagle_generate made call {index} on the target, {shown(have)}, where the contract makes "
-                                 f"{shown(want)}.\n  expected {shown(want)}\n"
-                                 f"  got      {shown(have)}\n  the reference's rounds before it:\n{rounds}\n{case}")
-    if len(calls) != len(wanted):
-        raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you made "
-                             f"{len(calls)}.\n{case}")
+
+    def rounds_before(before):  # up to three rounds, the differing call's included
+        done = sum(1 for c in before if c[0] == "hidden") - 1
+        rounds = "\n".join("    " + line for line in expected.rounds[max(0, done - 2): done + 1])
+        return f"  the reference's rounds before it:\n{rounds}\n"
+
+    check_target_calls("eagle_generate", recorder.calls, expected.calls, case, rounds_before)
     check_tokens_counters_and_draws("eagle_generate", got, expected, mine, theirs, case,
                                     "per round k draft samples, the uniforms, one sample")
     return got
+
+
+def check_target_calls(function, recorded, expected_calls, case, around=lambda before: "",
+                       contract="the contract") -> None:
+    """The learner's forward_new_hidden, forward_new and crop calls on the target against the reference's
+    (the crop rule: no-op crops are not compared), one for one, then their count. Exercise 28's decoder
+    makes exercise 22's calls on the target."""
+    calls = [c for c in compared(recorded) if c[0] in ("hidden", "forward", "crop")]
+    wanted = [c for c in compared(expected_calls) if c[0] in ("hidden", "crop")]
+    check_call_by_call(function, calls, wanted, shown, case, around, contract=contract)
+    if len(calls) != len(wanted):
+        raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you made "
+                             f"{len(calls)}.\n{case}")
 
 
 def sequence_law(target, prompt: list[int], length: int) -> dict:

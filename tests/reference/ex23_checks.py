@@ -16,9 +16,11 @@ from speckata.grading import GradingFailure, call_learner, learner_function
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
 from speckata.grading.round_table import Column, render_rounds
 from speckata.models.early_exit import RecordingLayerModel
-from tests.reference.round_events import entries, lead_with_round_event
 from speckata.models.pretrained import load_layerskip_target, load_target
+from tests.reference.call_by_call import check_call_by_call
 from tests.reference.ex23_reference import reference_draft, reference_generate, reference_verify
+from tests.reference.result_tail import check_counters
+from tests.reference.round_events import entries, lead_with_round_event
 
 EXERCISE = "23-early-exit"
 TARGETS = {"shipped": load_target, "layerskip": load_layerskip_target}  # name -> a fresh model
@@ -41,25 +43,25 @@ def learner(name):
     return learner_function(EXERCISE, name)
 
 
+# A recorded call in words, by kind; the fields after the kind as RecordingLayerModel records them.
+CALL_WORDS = {
+    "embed": lambda ids, held: f"embed_new({list(ids)}) with layer 0 holding {held} tokens",
+    "layers": lambda rows, start, end, lengths: f"forward_layers({rows} rows, {start}, {end}) with layer cache "
+                                                f"lengths {lengths}",
+    "crop": lambda length, held: f"crop({length}) with {held} tokens in every layer",
+    "crop_layers": lambda length, start, end, lengths: f"crop_layers({length}, {start}, {end}) with layer cache "
+                                                       f"lengths {lengths}",
+    "forward": lambda ids, cached: f"forward_new({list(ids)}) with {cached} tokens cached",
+}
+
+
 def shown(call) -> str:
-    if call[0] == "embed":
-        return f"embed_new({list(call[1])}) with layer 0 holding {call[2]} tokens"
-    if call[0] == "layers":
-        return f"forward_layers({call[1]} rows, {call[2]}, {call[3]}) with layer cache lengths {call[4]}"
-    if call[0] == "crop":
-        return f"crop({call[1]}) with {call[2]} tokens in every layer"
-    if call[0] == "crop_layers":
-        return f"crop_layers({call[1]}, {call[2]}, {call[3]}) with layer cache lengths {call[4]}"
-    if call[0] == "forward":
-        return f"forward_new({list(call[1])}) with {call[2]} tokens cached"
-    return f"{call[0]}{call[1:]}"
+    words = CALL_WORDS.get(call[0])
+    return words(*call[1:]) if words else f"{call[0]}{call[1:]}"
 
 
 def check_calls(mine, theirs, case, before="", function="early_exit_generate"):
-    for index, (want, have) in enumerate(zip(theirs, mine)):
-        if want != have:
-            raise GradingFailure(f"{function} made call {index}, {shown(have)}, where the contract makes {shown(want)}.\n"
-                                 f"  expected {shown(want)}\n  got      {shown(have)}\n{before}{case}")
+    check_call_by_call(function, mine, theirs, shown, case, lambda calls: before, on="")
     if len(mine) != len(theirs):
         extra = [shown(c) for c in (mine[len(theirs):] if len(mine) > len(theirs) else theirs[len(mine):])][:2]
         raise GradingFailure(f"The contract makes {len(theirs)} calls on the model; you made {len(mine)}. "
@@ -181,9 +183,7 @@ def check_generate(factory, prompt, max_new_tokens, exit_layer, gamma, seed, tem
     if mine != expected.tokens or not all(type(t) is int for t in mine):
         raise GradingFailure(f"early_exit_generate's tokens differ from the reference's (plain ints expected):\n"
                              f"{rounds}{case}")
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
+    check_counters(got, expected, case)
     spent = model.layer_computations - before
     if spent != expected.layer_computations:
         raise GradingFailure(f"The model counted {spent} layer computations; the contract makes "

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from speckata.decoding.baseline import SpeculativeResult
 from speckata.decoding.sampling import draw_uniform, next_token_probabilities, sample_token
 from speckata.grading.round_table import TableRound
 from speckata.models.early_exit import RecordingLayerModel
@@ -86,12 +87,9 @@ def _accept(p, q, drafts, generator):
 
 
 @dataclass
-class ReferenceRun:
-    tokens: list[int] = field(default_factory=list)
-    accepted_per_pass: list[int] = field(default_factory=list)
-    drafted_per_pass: list[int] = field(default_factory=list)
-    target_passes: int = 0
-    draft_passes: int = 0
+class ReferenceRun(SpeculativeResult):
+    """The result the contract's decoder returns, and what it did on the way."""
+
     layer_computations: int = 0
     calls: list[tuple] = field(default_factory=list)
     rounds: list[TableRound] = field(default_factory=list)

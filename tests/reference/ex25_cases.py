@@ -8,13 +8,11 @@ generator's state, naming the first call that differs.
 
 from __future__ import annotations
 
-import torch
-
 from speckata.decoding.baseline import BatchedSpeculativeResult
 from speckata.grading import GradingFailure
 from speckata.grading.events import TOKENS
 from speckata.models.markov import MarkovModel, blend, random_markov_model
-from tests.reference.ex10_cases import draws_difference
+from tests.reference.ex10_cases import check_stats_and_draws
 from tests.reference.ex25_reference import reference_batched_generate
 from tests.reference.ex25_replay import replay
 from tests.reference.ex25_report import mismatch_report
@@ -90,10 +88,5 @@ def compare_with_trace(name, run, fail, tokens_hint=""):
         fail(f"Every call was right, but row {row}'s tokens differ from the contract's{tokens_hint}.")
     stats = {"accepted_per_row": trace.accepted_per_row, "drafted_per_round": trace.drafted_per_round,
              "target_passes": len(trace.rounds), "draft_passes": sum(trace.drafted_per_round)}
-    for field, expected in stats.items():
-        got = getattr(result, field)
-        if got != expected:
-            fail(f"The tokens and calls are right but result.{field} is {got!r}; expected {expected!r}.")
-    drawn = draws_difference(run.reference_generator, run.learner_generator)
-    if drawn:
-        fail(f"The tokens are right but {name} drew {drawn} random numbers than the contract.")
+    check_stats_and_draws(name, result, stats, (run.reference_generator, run.learner_generator), fail,
+                          "The tokens and calls are right")

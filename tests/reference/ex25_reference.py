@@ -81,44 +81,72 @@ class Rows:
         self.lengths = lengths
 
 
-def reference_batched_generate(target, draft, prompts, max_new_tokens: int, gamma: int, generator: torch.Generator,
-                               temperature: float = 1.0) -> BatchTrace:
-    """Runs on the given models (their rows are reset) and returns the full trace."""
-    batch = len(prompts)
-    sequences = [[int(t) for t in prompt] for prompt in prompts]
-    trace = BatchTrace([[] for _ in range(batch)])
-    target_rows, draft_rows = Rows("target", target, trace, batch), Rows("draft", draft, trace, batch)
-    while any(len(tokens) < max_new_tokens for tokens in trace.tokens):
-        number = len(trace.rounds) + 1
-        active = [b for b in range(batch) if len(trace.tokens[b]) < max_new_tokens]
-        k = min(gamma, max(max_new_tokens - len(trace.tokens[b]) for b in active) - 1)
-        round_ = Round(number, k)
-        pending = [sequences[b][draft_rows.lengths[b]:] if b in active else [] for b in range(batch)]
-        drafted, q = {b: [] for b in active}, {b: [] for b in active}
-        for _ in range(k):
-            logits = draft_rows.feed(pending, number)
-            probs = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - 1] for b in active]), temperature)
-            u = torch.rand((len(active),), generator=generator, dtype=torch.float64)
-            pending = [[] for _ in range(batch)]
-            for index, b in enumerate(active):
-                token = inverse_cdf(probs[index].numpy(), float(u[index]))
-                drafted[b].append(token)
-                q[b].append(probs[index])
-                pending[b] = [token]
-        pending = [sequences[b][target_rows.lengths[b]:] + drafted[b] if b in active else [] for b in range(batch)]
-        logits = target_rows.feed(pending, number)
+class RaggedDecode:
+    """One run of the contract's ragged-batch decoder: the rows' sequences, the trace, both models' rows
+    (reset here, the target's first), and the two steps of a round. Exercise 27's reference chooses each
+    round's k its own way and takes the same steps."""
+
+    def __init__(self, target, draft, prompts, max_new_tokens: int, generator: torch.Generator, temperature: float):
+        self.batch, self.max_new_tokens = len(prompts), max_new_tokens
+        self.generator, self.temperature = generator, temperature
+        self.sequences = [[int(t) for t in prompt] for prompt in prompts]
+        self.trace = BatchTrace([[] for _ in range(self.batch)])
+        self.target_rows = Rows("target", target, self.trace, self.batch)
+        self.draft_rows = Rows("draft", draft, self.trace, self.batch)
+
+    def draft(self, pending: list[list[int]], active: list[int], number: int, drafted: dict, q: dict) -> tuple:
+        """One draft pass: one uniform per active row, then each row's token by the inverse CDF, appended to
+        drafted[b] (its probabilities to q[b]). Returns the next feeds (each row its new token) and the
+        probabilities (active rows, V)."""
+        logits = self.draft_rows.feed(pending, number)
+        probs = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - 1] for b in active]), self.temperature)
+        u = torch.rand((len(active),), generator=self.generator, dtype=torch.float64)
+        pending = [[] for _ in range(self.batch)]
+        for index, b in enumerate(active):
+            token = inverse_cdf(probs[index].numpy(), float(u[index]))
+            drafted[b].append(token)
+            q[b].append(probs[index])
+            pending[b] = [token]
+        return pending, probs
+
+    def verify(self, round_: Round, active: list[int], drafted: dict, q: dict) -> list[int]:
+        """The target's pass over each active row's uncached tokens and its round_.k drafts, exercise 08's
+        rule on every row, the emitted tokens kept, the round recorded and both models cropped to the new
+        sequences less their last token. Returns the active rows' accepted counts."""
+        sequences, trace, k, number = self.sequences, self.trace, round_.k, round_.number
+        pending = [sequences[b][self.target_rows.lengths[b]:] + drafted[b] if b in active else [] for b in range(self.batch)]
+        logits = self.target_rows.feed(pending, number)
         p = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - k - 1 : len(pending[b])] for b in active]),
-                                     temperature)
+                                     self.temperature)
         q_all = torch.stack([torch.stack(q[b]) if k else torch.empty((0, p.shape[-1]), dtype=torch.float64) for b in active])
         drafts = torch.tensor([drafted[b] for b in active], dtype=torch.int64).reshape(len(active), k)
-        u, v = contract_uniforms(generator, len(active), k, torch.float64, "cpu")
-        for index, (b, expected) in enumerate(zip(active, expected_rows(p, q_all, drafts, u, v))):
-            emitted = unpadded(expected.tokens)[: max_new_tokens - len(trace.tokens[b])]
+        u, v = contract_uniforms(self.generator, len(active), k, torch.float64, "cpu")
+        accepted = []
+        for b, expected in zip(active, expected_rows(p, q_all, drafts, u, v)):
+            emitted = unpadded(expected.tokens)[: self.max_new_tokens - len(trace.tokens[b])]
             sequences[b] += emitted
             trace.tokens[b] += emitted
+            accepted.append(expected.num_accepted)
             round_.rows.append(RowRound(b, drafted[b], expected.num_accepted, emitted))
         trace.rounds.append(round_)
         keep = [len(sequence) - 1 for sequence in sequences]
-        target_rows.crop(keep, number)
-        draft_rows.crop(keep, number)
+        self.target_rows.crop(keep, number)
+        self.draft_rows.crop(keep, number)
+        return accepted
+
+
+def reference_batched_generate(target, draft, prompts, max_new_tokens: int, gamma: int, generator: torch.Generator,
+                               temperature: float = 1.0) -> BatchTrace:
+    """Runs on the given models (their rows are reset) and returns the full trace."""
+    run = RaggedDecode(target, draft, prompts, max_new_tokens, generator, temperature)
+    trace = run.trace
+    while any(len(tokens) < max_new_tokens for tokens in trace.tokens):
+        number = len(trace.rounds) + 1
+        active = [b for b in range(run.batch) if len(trace.tokens[b]) < max_new_tokens]
+        k = min(gamma, max(max_new_tokens - len(trace.tokens[b]) for b in active) - 1)
+        pending = [run.sequences[b][run.draft_rows.lengths[b]:] if b in active else [] for b in range(run.batch)]
+        drafted, q = {b: [] for b in active}, {b: [] for b in active}
+        for _ in range(k):
+            pending, _ = run.draft(pending, active, number, drafted, q)
+        run.verify(Round(number, k), active, drafted, q)
     return trace

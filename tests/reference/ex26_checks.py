@@ -66,30 +66,33 @@ def check_throughput(args: tuple, what: str) -> np.ndarray:
     return value
 
 
+def check_integers(name: str, args: tuple, what: str, expected: list, shape: tuple, explain) -> np.ndarray:
+    """The learner's integer table ``name`` must be ``expected`` exactly; ``explain(value)``: why, for a person."""
+    value = call(name, args, what)
+    check_array(name, value, shape, "iu", args, what)
+    if value.tolist() != expected:
+        raise GradingFailure(f"{name} got {what} wrong.\n  yours:    {value.tolist()}\n  expected: {expected}\n"
+                             f"  {explain(value)}\n\n{describe(*args)}")
+    return value
+
+
 def check_best(args: tuple, what: str) -> np.ndarray:
     sizes, exact = args[2], exact_table(args)
     expected, _ = exact_best(exact)
-    value = call("best_gamma", args, what)
-    check_array("best_gamma", value, (len(expected), len(expected[0])), "iu", args, what)
-    if value.tolist() != expected:
+
+    def first_difference(value) -> str:  # the column that decided, with its exact throughputs
         b, l = next((b, l) for b in range(len(expected)) for l in range(len(expected[0])) if value[b, l] != expected[b][l])
         column = ", ".join(f"g={g}: {float(exact[b][g][l]):.9g}" for g in range(len(exact[b])))
-        raise GradingFailure(
-            f"best_gamma got {what} wrong.\n  yours:    {value.tolist()}\n  expected: {expected}\n"
-            f"  first difference at [b={b}, l={l}] (batch size {sizes[b]}): the exact throughputs are {column}; the "
-            f"best g is the FIRST within a relative 1e-9 of the largest (0 = plain decoding)\n\n{describe(*args)}")
-    return value
+        return (f"first difference at [b={b}, l={l}] (batch size {sizes[b]}): the exact throughputs are {column}; the "
+                f"best g is the FIRST within a relative 1e-9 of the largest (0 = plain decoding)")
+
+    return check_integers("best_gamma", args, what, expected, (len(expected), len(expected[0])), first_difference)
 
 
 def check_largest(args: tuple, what: str) -> np.ndarray:
     sizes, exact = args[2], exact_table(args)
     best, _ = exact_best(exact)
     expected = exact_largest(best, list(sizes))
-    value = call("largest_winning_batch", args, what)
-    check_array("largest_winning_batch", value, (len(expected),), "iu", args, what)
-    if value.tolist() != expected:
-        raise GradingFailure(
-            f"largest_winning_batch got {what} wrong.\n  yours:    {value.tolist()}\n  expected: {expected}\n"
-            f"  the best g per [batch size, context column] is {best} (>= 1: speculation wins); the answer is, per "
-            f"column, the largest batch size with a win, wherever it is (0 if none)\n\n{describe(*args)}")
-    return value
+    rule = (f"the best g per [batch size, context column] is {best} (>= 1: speculation wins); the answer is, per "
+            f"column, the largest batch size with a win, wherever it is (0 if none)")
+    return check_integers("largest_winning_batch", args, what, expected, (len(expected),), lambda value: rule)

@@ -3,9 +3,9 @@
 It imports nothing from solutions/. The rules are written from the exercise text: the stop test,
 the moving average of the maximum-likelihood acceptance rate, and the table's row with the best
 gamma computed in exact rational arithmetic by exercise 26's reference (tests/reference/
-ex26_reference.py). The decoder reuses exercise 25's reference pieces (its own row counters and
-ragged feeds, its inverse-CDF draft sampler, its trace of rounds and calls) and exercise 08's
-reference verifier; only the round's k is chosen here. Each round also records the rule (b)
+ex26_reference.py). The decoder takes exercise 25's reference steps (RaggedDecode: its own row
+counters and ragged feeds, its inverse-CDF draft sampler, exercise 08's reference verifier, its trace
+of rounds and calls); only the round's k is chosen here. Each round also records the rule (b)
 length (gamma), whether it was a probe, the cap (most), the estimate before the round (ema) and
 the path confidences.
 """
@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from speckata.decoding.sampling import next_token_probabilities
-from tests.reference.ex08_reference import contract_uniforms, expected_rows, unpadded
-from tests.reference.ex25_reference import BatchTrace, Round, RowRound, Rows, inverse_cdf
+from tests.reference.ex25_reference import BatchTrace, RaggedDecode, Round
 from tests.reference.ex26_reference import exact_best, exact_throughput
 
 
@@ -59,15 +57,13 @@ def reference_adaptive_generate(target, draft, prompts, max_new_tokens: int, max
                                 temperature: float = 1.0, threshold: float = 0.0, costs=None, beta: float = 0.5,
                                 initial_alpha: float = 0.5, probe_every: int | None = None) -> BatchTrace:
     """Runs on the given models (their rows are reset) and returns the full trace (rounds: AdaptiveRound)."""
-    batch = len(prompts)
-    sequences = [[int(t) for t in prompt] for prompt in prompts]
-    trace = BatchTrace([[] for _ in range(batch)])
-    target_rows, draft_rows = Rows("target", target, trace, batch), Rows("draft", draft, trace, batch)
+    run = RaggedDecode(target, draft, prompts, max_new_tokens, generator, temperature)
+    trace = run.trace
     ema = float(initial_alpha)
     zero_rounds = 0  # the run of rounds at gamma 0 since the last round that drafted or probed
     while any(len(tokens) < max_new_tokens for tokens in trace.tokens):
         number = len(trace.rounds) + 1
-        active = [b for b in range(batch) if len(trace.tokens[b]) < max_new_tokens]
+        active = [b for b in range(run.batch) if len(trace.tokens[b]) < max_new_tokens]
         gamma = max_gamma if costs is None else min(max_gamma, reference_next_gamma(ema, len(active), *costs))
         probe = gamma == 0 and probe_every is not None and zero_rounds >= probe_every
         if probe:
@@ -78,43 +74,19 @@ def reference_adaptive_generate(target, draft, prompts, max_new_tokens: int, max
             zero_rounds = 0
         most = min(gamma, max(max_new_tokens - len(trace.tokens[b]) for b in active) - 1)
         round_ = AdaptiveRound(number, 0, ema=ema, gamma=gamma, most=most, probe=probe)
-        pending = [sequences[b][draft_rows.lengths[b]:] if b in active else [] for b in range(batch)]
+        pending = [run.sequences[b][run.draft_rows.lengths[b]:] if b in active else [] for b in range(run.batch)]
         drafted, q = {b: [] for b in active}, {b: [] for b in active}
         confidence = [1.0] * len(active)
         for j in range(1, most + 1):
-            logits = draft_rows.feed(pending, number)
-            probs = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - 1] for b in active]), temperature)
-            u = torch.rand((len(active),), generator=generator, dtype=torch.float64)
-            pending = [[] for _ in range(batch)]
-            for index, b in enumerate(active):
-                token = inverse_cdf(probs[index].double().numpy(), float(u[index]))
-                drafted[b].append(token)
-                q[b].append(probs[index])
-                pending[b] = [token]
-                confidence[index] *= float(probs[index, token])
+            pending, probs = run.draft(pending, active, number, drafted, q)
+            for index, b in enumerate(active):  # the path's probability under the draft, times its new token's
+                confidence[index] *= float(probs[index, drafted[b][-1]])
             round_.confidences.append(list(confidence))
             if j < most:
                 round_.closest = min([round_.closest] + [abs(c - threshold) for c in confidence])
                 if not reference_keep_drafting(confidence, threshold):
                     break
-        k = round_.k = len(round_.confidences)
-        pending = [sequences[b][target_rows.lengths[b]:] + drafted[b] if b in active else [] for b in range(batch)]
-        logits = target_rows.feed(pending, number)
-        p = next_token_probabilities(torch.stack([logits[b, len(pending[b]) - k - 1 : len(pending[b])] for b in active]),
-                                     temperature)
-        q_all = torch.stack([torch.stack(q[b]) if k else torch.empty((0, p.shape[-1]), dtype=p.dtype) for b in active])
-        drafts = torch.tensor([drafted[b] for b in active], dtype=torch.int64).reshape(len(active), k)
-        u, v = contract_uniforms(generator, len(active), k, torch.float64, "cpu")
-        accepted = []
-        for index, (b, expected) in enumerate(zip(active, expected_rows(p, q_all, drafts, u, v))):
-            emitted = unpadded(expected.tokens)[: max_new_tokens - len(trace.tokens[b])]
-            sequences[b] += emitted
-            trace.tokens[b] += emitted
-            accepted.append(expected.num_accepted)
-            round_.rows.append(RowRound(b, drafted[b], expected.num_accepted, emitted))
-        ema = reference_update_acceptance(ema, accepted, k, beta)
-        trace.rounds.append(round_)
-        keep = [len(sequence) - 1 for sequence in sequences]
-        target_rows.crop(keep, number)
-        draft_rows.crop(keep, number)
+        round_.k = len(round_.confidences)
+        accepted = run.verify(round_, active, drafted, q)
+        ema = reference_update_acceptance(ema, accepted, round_.k, beta)
     return trace

@@ -3,9 +3,10 @@
 Each compares a learner's call with the independent reference (tests/reference/ex28_reference.py):
 the tensors within float tolerance, the drafts and tokens exactly, the draws by the generator's
 state, the target's calls as exercise 22 makes them, and the head's work call by call through a
-RecordingEagleHead (speckata.heads.eagle). A mismatch of the head's calls is explained at its
-cause: a layer run over the whole sequence, a cache never cropped, rows of the head's own features
-kept, a row for the last draft.
+RecordingEagleHead (speckata.heads.eagle; the comparison is tests/reference/eagle_head_replay.py,
+shared with exercise 30). A mismatch of the head's calls is explained at its cause: a layer run
+over the whole sequence, a cache never cropped, rows of the head's own features kept, a row for
+the last draft.
 """
 
 from __future__ import annotations
@@ -14,21 +15,12 @@ import torch
 
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
-from tests.reference.ex22_cases import check_tensor, shown
+from speckata.heads.eagle import RecordingEagleHead
+from tests.reference.eagle_head_replay import STALE_HEAD_ROWS, check_head_calls, head_call, stale_recorders
+from tests.reference.ex22_cases import check_target_calls, check_tensor, shown
 from tests.reference.ex28_reference import reference_cached_draft, reference_cached_generate
 from tests.reference.result_tail import check_tokens_counters_and_draws
 from tests.reference.round_events import lead_with_draws_or_tokens
-
-
-def head_call(call) -> str:
-    if call[0] == "new":
-        return f"forward_new of {call[1]} row(s) with {call[2]} rows cached"
-    if call[0] == "layer":
-        return f"head.layer over {call[1]} rows (no cache: the whole sequence again)"
-    if call[0] == "crop":
-        return f"crop({call[1]}) with {call[2]} rows cached"
-    return f"reset() with {call[1]} rows cached"
 
 
 def cause(want, have) -> str:
@@ -54,21 +46,6 @@ def cause(want, have) -> str:
     return "Compare the call with the exercise text's steps."
 
 
-def check_head_calls(calls, wanted, case, rounds=()):
-    calls, wanted = compared(calls), compared(wanted)  # the crop rule: no-op crops are not compared
-    for index in range(max(len(calls), len(wanted))):
-        want = wanted[index] if index < len(wanted) else None
-        have = calls[index] if index < len(calls) else None
-        if want != have:
-            before = "\n".join("    " + head_call(c) for c in wanted[max(0, index - 3): index]) or "    (none)"
-            story = "\n  the reference's rounds:\n" + "\n".join("    " + r for r in rounds[:6]) if rounds else ""
-            raise GradingFailure(
-                f"Call {index} on the head differs from the contract's:\n"
-                f"  expected {head_call(want) if want else 'no more calls'}\n"
-                f"  got      {head_call(have) if have else 'no more calls'}\n"
-                f"  the calls before it:\n{before}\n{cause(want, have)}{story}\n{case}")
-
-
 def check_step(eagle_head_step, head, target, features, tokens, chunks, expected, what):
     recorder, done = RecordingEagleHead(head), 0
     recorder.reset()
@@ -77,7 +54,7 @@ def check_step(eagle_head_step, head, target, features, tokens, chunks, expected
         case = f"case: {what}, rows {done}..{done + size - 1} of {features.shape[0]}, the cache holding {done}"
         got = call_learner(eagle_head_step, recorder, target, features[done: done + size], tokens[done: done + size],
                            case=case)
-        check_head_calls(recorder.calls, [("new", size, done)], case)
+        check_head_calls(recorder.calls, [("new", size, done)], case, cause)
         recorder.calls.clear()
         check_tensor("eagle_head_step", got, expected[done: done + size], case + "\n(the reference recomputes the "
                      "whole sequence with head.layer; a cached step must give the same rows)", atol=1e-5)
@@ -101,7 +78,7 @@ def check_cached_draft(eagle_cached_draft, target, head, features, tokens, gamma
         raise GradingFailure(f"eagle_cached_draft drafted {got[0]}; expected {drafts} (plain ints), exercise 22's "
                              f"drafts.\n{case}")
     check_tensor("eagle_cached_draft's q", got[1], q, case, atol=1e-5)
-    check_head_calls(recorder.calls, wanted, case)
+    check_head_calls(recorder.calls, wanted, case, cause)
     if not torch.equal(mine.get_state(), theirs.get_state()):
         raise GradingFailure(f"eagle_cached_draft drew another number of random numbers than the contract's {gamma}."
                              f"\n{case}")
@@ -113,13 +90,9 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
            f"temperature {temperature}"
     theirs = torch.Generator().manual_seed(seed)
     expected = reference_cached_generate(target, head, list(prompt), max_new_tokens, gamma, theirs, temperature,
-                                         stale=3)
-    head.reset()
-    head.forward_new(torch.zeros(3, head.width))  # a stale head cache: the contract resets it
-    target.reset()
-    target.forward_new_hidden([prompt[0]])  # a stale target cache too
+                                         stale=STALE_HEAD_ROWS)
     mine = torch.Generator().manual_seed(seed)
-    model, recorder, start = RecordingEagleModel(target, mine), RecordingEagleHead(head), mine.get_state()
+    model, recorder, start = stale_recorders(target, head, prompt, mine)
     wanted = [c for c in compared(expected.calls) if c[0] in ("hidden", "crop")]
     try:
         got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, gamma, mine, temperature, case=case)
@@ -128,15 +101,8 @@ def check_cached_run(generate, target, head, prompt, max_new_tokens, gamma, seed
                  or call_mismatch(recorder.calls, expected.head_calls, head_call, "head"))
         raise lead_with_difference(failure, "eagle_cached_generate", first) from None
     lead_with_draws_or_tokens(got, model, expected, start, mine, case, "eagle_cached_generate")
-    calls = [c for c in compared(model.calls) if c[0] in ("hidden", "forward", "crop")]
-    for index, (want, have) in enumerate(zip(wanted, calls)):
-        if want != have:
-            raise GradingFailure(f"eagle_cached_generate made call {index} on the target, {shown(have)}, where exercise "
-                                 f"22's contract makes {shown(want)}.\n  expected {shown(want)}\n  got      {shown(have)}\n{case}")
-    if len(calls) != len(wanted):
-        raise GradingFailure(f"The contract makes {len(wanted)} calls (forward_new_hidden and crop) on the target; you "
-                             f"made {len(calls)}.\n{case}")
-    check_head_calls(recorder.calls, expected.head_calls, case, expected.head_rounds)
+    check_target_calls("eagle_cached_generate", model.calls, expected.calls, case, contract="exercise 22's contract")
+    check_head_calls(recorder.calls, expected.head_calls, case, cause, expected.head_rounds)
     check_tokens_counters_and_draws("eagle_cached_generate", got, expected, mine, theirs, case,
                                     "per round k draft samples, the uniforms, one sample")
     return got, recorder

@@ -20,6 +20,7 @@ from tests.reference.ex20_report import check_calls, raised_difference, walk_det
 from tests.reference.ex21_cases import random_heads
 from tests.reference.ex22_cases import sequence_law, tiny_gpt
 from tests.reference.ex29_reference import reference_accuracies, reference_generate, reference_tree
+from tests.reference.result_tail import check_counters
 from tests.reference.round_events import lead_with_tree_events, round_tokens
 from tests.shared.statistics import pooled_chi_square
 
@@ -92,9 +93,7 @@ def check_run(medusa_tree_generate, target, heads, prompt, max_new_tokens, tree,
     if tokens != expected.tokens or not all(type(t) is int for t in tokens):
         raise GradingFailure(f"medusa_tree_generate returned tokens {tokens}; expected {expected.tokens} (plain ints).\n"
                              f"{case}")
-    for name in ("accepted_per_pass", "drafted_per_pass", "target_passes", "draft_passes"):
-        if getattr(got, name, None) != getattr(expected, name):
-            raise GradingFailure(f"{name} is {getattr(got, name, None)}; expected {getattr(expected, name)}.\n{case}")
+    check_counters(got, expected, case)
     if not torch.equal(mine.get_state(), theirs.get_state()):
         raise GradingFailure(f"The tokens and calls match but the generator was drawn another number of times than the "
                              f"contract says (one sample for the first token; per round verify_top_k's draws along "

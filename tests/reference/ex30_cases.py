@@ -14,22 +14,11 @@ import torch
 from speckata.decoding.tree_shapes import TreeShape
 from speckata.grading import GradingFailure, call_learner
 from speckata.grading.events import call_mismatch, compared, lead_with_difference
-from speckata.heads.eagle import RecordingEagleHead, RecordingEagleModel
+from speckata.heads.eagle import RecordingEagleHead
+from tests.reference.eagle_head_replay import STALE_HEAD_ROWS, check_head_calls, head_call, stale_recorders
 from tests.reference.ex30_reference import reference_generate, reference_tree
 from tests.reference.result_tail import check_tokens_counters_and_draws
 from tests.reference.round_events import lead_with_draws_or_tokens
-
-
-def head_call(call) -> str:
-    if call is None:
-        return "no more calls"
-    if call[0] in ("new", "tree"):
-        return f"forward_{call[0]} of {call[1]} row(s) with {call[2]} rows cached"
-    if call[0] == "layer":
-        return f"head.layer over {call[1]} rows (no cache: the whole sequence again)"
-    if call[0] == "crop":
-        return f"crop({call[1]}) with {call[2]} rows cached"
-    return f"reset() with {call[1]} rows cached"
 
 
 def cause(want, have) -> str:
@@ -41,18 +30,6 @@ def cause(want, have) -> str:
     if want is not None and want[0] == "crop":
         return "After the last level the head's tree rows stay only if you forget head.crop(n)."
     return "Compare with the exercise text's steps: one forward_new, depth - 1 forward_tree calls, a crop."
-
-
-def check_head_calls(calls, wanted, case):
-    calls, wanted = compared(calls), compared(wanted)  # the crop rule: no-op crops are not compared
-    for index in range(max(len(calls), len(wanted))):
-        want = wanted[index] if index < len(wanted) else None
-        have = calls[index] if index < len(calls) else None
-        if want != have:
-            before = "\n".join("    " + head_call(c) for c in wanted[max(0, index - 3): index]) or "    (none)"
-            raise GradingFailure(f"Call {index} on the head differs from the contract's:\n  expected {head_call(want)}"
-                                 f"\n  got      {head_call(have)}\n  the calls before it:\n{before}\n"
-                                 f"{cause(want, have)}\n{case}")
 
 
 def check_tree(eagle2_tree, target, head, features, tokens, budget, top_k, depth, cached, what):
@@ -71,7 +48,7 @@ def check_tree(eagle2_tree, target, head, features, tokens, budget, top_k, depth
     if list(got[1]) != node_tokens or not all(type(t) is int for t in got[1]):
         raise GradingFailure(f"eagle2_tree's node tokens are {list(got[1])}; expected {node_tokens} (plain ints, "
                              f"in the shape's node order).\n{case}")
-    check_head_calls(recorder.calls, wanted, case)
+    check_head_calls(recorder.calls, wanted, case, cause)
     return got
 
 
@@ -91,13 +68,9 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
            f"{top_k}, depth {depth}, seed {seed}, temperature {temperature}"
     theirs = torch.Generator().manual_seed(seed)
     expected = reference_generate(target, head, list(prompt), max_new_tokens, budget, top_k, depth, theirs,
-                                  temperature, stale=3)
-    head.reset()
-    head.forward_new(torch.zeros(3, head.width))  # a stale head cache: the contract resets it
-    target.reset()
-    target.forward_new_hidden([prompt[0]])  # a stale target cache too
+                                  temperature, stale=STALE_HEAD_ROWS)
     mine = torch.Generator().manual_seed(seed)
-    model, recorder, start = RecordingEagleModel(target, mine), RecordingEagleHead(head), mine.get_state()
+    model, recorder, start = stale_recorders(target, head, prompt, mine)
     wanted = [c for c in compared(expected.calls) if c[0] != "reset"]
     try:
         got = call_learner(generate, model, recorder, list(prompt), max_new_tokens, budget, top_k, depth, mine,
@@ -120,7 +93,7 @@ def check_run(generate, target, head, prompt, max_new_tokens, budget, top_k, dep
                                  f"{target_call(want) if want else 'no more calls'}\n  got      "
                                  f"{target_call(have) if have else 'no more calls'}\n  the reference's rounds:\n"
                                  f"{rounds}\n{case}")
-    check_head_calls(recorder.calls, expected.head_calls, case)
+    check_head_calls(recorder.calls, expected.head_calls, case, cause)
     check_tokens_counters_and_draws("eagle2_generate", got, expected, mine, theirs, case,
                                     "per round one uniform per candidate tried, one sample")
     return got, recorder
