@@ -23,6 +23,11 @@ DIFFICULTIES = ("easy", "medium", "hard")
 ID_PATTERN = re.compile(r"[0-9]{2}-[a-z0-9]+(-[a-z0-9]+)*")
 
 
+def _named(pattern: str, doc: str | None = None) -> property:
+    """A name that follows from the exercise's id: ``pattern`` formatted with the exercise as ``exercise``."""
+    return property(lambda exercise: pattern.format(exercise=exercise), doc=doc)
+
+
 @dataclass(frozen=True)
 class Exercise:
     id: str  # "NN-some-name": NN (two digits) is the order, the rest names every file
@@ -43,27 +48,12 @@ class Exercise:
         """"01-speculative-step" -> "01_speculative_step"."""
         return self.id.replace("-", "_")
 
-    @property
-    def module(self) -> str:
-        return f"ex{self.snake_name}"
-
-    @property
-    def file(self) -> str:
-        """The learner's file, relative to exercises/ (solutions/ has the same name)."""
-        return f"{self.module}.py"
-
-    @property
-    def tests(self) -> str:
-        """The grading suite, relative to the repository root."""
-        return f"tests/test_{self.snake_name}.py"
-
-    @property
-    def theory(self) -> str:
-        return f"theory/{self.id}.md"
-
-    @property
-    def notebook(self) -> str:
-        return f"notebooks/{self.id}.ipynb"
+    # Its module and its files, named from the id (the manifest stores none of them).
+    module = _named("ex{exercise.snake_name}")
+    file = _named("{exercise.module}.py", "The learner's file, relative to exercises/ (solutions/ has the same name).")
+    tests = _named("tests/test_{exercise.snake_name}.py", "The grading suite, relative to the repository root.")
+    theory = _named("theory/{exercise.id}.md")
+    notebook = _named("notebooks/{exercise.id}.ipynb")
 
 
 def repo_root() -> Path:

@@ -47,6 +47,9 @@ class Piece:
     what: str  # one line for the list the command prints
 
 
+NOTEBOOK_SOURCE = "notebooks/sources/{{id}}.py"
+NOTEBOOK = "notebooks/{{id}}.ipynb"  # no template: jupytext writes it from the source, unexecuted
+
 PIECES = (
     Piece("stub.py.template", "exercises/{{module}}.py", "the stub: its docstring is the exercise text"),
     Piece("solution.py.template", "solutions/{{module}}.py", "the reference solution (raises until written)"),
@@ -55,9 +58,8 @@ PIECES = (
           "the independent reference, recording trace events"),
     Piece("mutants.toml.template", "tests/mutants/{{module}}.toml", "three placeholder mutants to replace"),
     Piece("theory.md.template", "theory/{{id}}.md", "the theory page, with a doctest block"),
-    Piece("notebook.py.template", "notebooks/sources/{{id}}.py", "the notebook source, running the learner's functions"),
+    Piece("notebook.py.template", NOTEBOOK_SOURCE, "the notebook source, running the learner's functions"),
 )
-NOTEBOOK = "notebooks/{{id}}.ipynb"
 
 
 def add_parser(commands) -> None:
@@ -191,7 +193,7 @@ def planned_files(root: Path, values: dict[str, str]) -> dict[str, tuple[str, st
     if taken:
         raise UsageProblem(f"new: {', '.join(taken)} already exist{'s' if len(taken) == 1 else ''}; "
                            "kata new never overwrites a file")
-    notebook = unexecuted_notebook(files[render("notebooks/sources/{{id}}.py", values)][0])
+    notebook = unexecuted_notebook(files[render(NOTEBOOK_SOURCE, values)][0])
     files[render(NOTEBOOK, values)] = (notebook, "the notebook, unexecuted until its build")
     return files
 

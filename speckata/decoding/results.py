@@ -28,6 +28,10 @@ class PassRates:
         """Accepted proposals over tested ones (a rejection ends a round: later ones are not tested)."""
         return acceptance_rate(self.accepted_per_pass, self.proposals())
 
+    def proposals(self) -> list[int]:
+        """How many tokens were proposed at each target pass: the drafted ones, unless a result says otherwise."""
+        return self.drafted_per_pass
+
 
 @dataclass
 class SpeculativeResult(PassRates):
@@ -46,9 +50,6 @@ class SpeculativeResult(PassRates):
     drafted_per_pass: list[int] = field(default_factory=list)
     target_passes: int = 0
     draft_passes: int = 0
-
-    def proposals(self) -> list[int]:
-        return self.drafted_per_pass
 
 
 @dataclass
@@ -71,7 +72,7 @@ class CrossTokenizerResult(PassRates):
     draft_passes: int = 0
 
     def proposals(self) -> list[int]:
-        return self.proposed_per_pass
+        return self.proposed_per_pass  # the target tokens of the draft's text, not drafted tokens
 
 
 @dataclass

@@ -30,6 +30,7 @@ length back: the rolled-back keys and values stay in memory and are overwritten 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from operator import attrgetter
 
 import torch
 import torch.nn as nn
@@ -107,22 +108,12 @@ class GPT(nn.Module, RaggedBatchModel):
         self._tree = PendingTree()  # a token tree fed by forward_tree (exercise 20), until keep_path
         self._rows = GPTRows()  # the ragged batch (exercise 25): B rows, each its own length
 
-    @property
-    def vocab_size(self) -> int:
-        return self.config.vocab_size
-
-    @property
-    def context(self) -> int:
-        return self.config.context
-
-    @property
-    def width(self) -> int:
-        """The width of the hidden state (what ``hidden_states`` and ``forward_new_hidden`` return)."""
-        return self.config.width
-
-    @property
-    def num_layers(self) -> int:
-        return self.config.layers
+    # The settings, read through the model: decoders and heads ask the model, not its config.
+    vocab_size = property(attrgetter("config.vocab_size"))
+    context = property(attrgetter("config.context"))
+    width = property(attrgetter("config.width"),
+                     doc="The width of the hidden state (what ``hidden_states`` and ``forward_new_hidden`` return).")
+    num_layers = property(attrgetter("config.layers"))
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -159,8 +150,7 @@ class GPT(nn.Module, RaggedBatchModel):
 
     def crop(self, length: int) -> None:
         """Roll back: keep the first ``length`` cached tokens and forget the rest, in every layer."""
-        length = check_crop(length, max(self._layer_lengths))
-        self._tree.crop(length)
+        length = self._tree.cropped(length, max(self._layer_lengths))
         self._layer_lengths = [min(held, length) for held in self._layer_lengths]
 
     def crop_layers(self, length: int, start_layer: int, end_layer: int) -> None:

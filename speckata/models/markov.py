@@ -26,7 +26,7 @@ import itertools
 
 import torch
 
-from speckata.models.interface import TokenIds, check_crop, check_new_ids
+from speckata.models.interface import TokenIds, check_new_ids
 from speckata.models.ragged import MarkovRows, RaggedBatchModel
 from speckata.models.tree_pass import PendingTree, check_tree_feed
 
@@ -86,9 +86,7 @@ class MarkovModel(RaggedBatchModel):
         self.crop(0)
 
     def crop(self, length: int) -> None:
-        length = check_crop(length, len(self.history))
-        self._tree.crop(length)
-        del self.history[length:]
+        del self.history[self._tree.cropped(length, len(self.history)) :]
 
     def forward_new(self, ids: TokenIds) -> torch.Tensor:
         ids = check_new_ids(ids, self.vocab_size)

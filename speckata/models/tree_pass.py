@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import torch
 
-from speckata.checks.decoding import check_new_ids
+from speckata.checks.decoding import check_crop, check_new_ids
 from speckata.token_ids import is_integer
 
 
@@ -79,6 +79,13 @@ class PendingTree:
     def refuse_forward_new(self) -> None:
         if self.start is not None:
             raise ValueError("a token tree is pending in the cache: call keep_path(nodes) (or crop) before forward_new")
+
+    def cropped(self, length, cache_length: int) -> int:
+        """A model's crop of its ``cache_length`` tokens to ``length``, checked (check_crop, then crop's
+        rule on a pending tree): returns the length to keep."""
+        length = check_crop(length, cache_length)
+        self.crop(length)
+        return length
 
     def crop(self, length: int) -> None:
         if self.start is not None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from speckata.models.interface import check_crop, check_new_ids
+from speckata.models.interface import check_new_ids
 from speckata.models.tree_pass import PendingTree, check_tree_feed
 
 
@@ -84,9 +84,7 @@ class LeanLlama:
         self.crop(0)
 
     def crop(self, length: int) -> None:
-        length = check_crop(length, self._length)
-        self._tree.crop(length)
-        self._length = length
+        self._length = self._tree.cropped(length, self._length)
 
     def _norm(self, x, weight):
         return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps))
