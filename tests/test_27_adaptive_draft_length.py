@@ -25,15 +25,7 @@ from tests.reference.ex25_reference import reference_batched_generate
 from tests.reference.ex27_bad_input import BAD_DECODER_SETTINGS, BAD_RULE_CALLS
 from tests.reference.ex27_cases import FINISHING_COSTS, GPU_COSTS, PROBE_COSTS, TOY_COSTS
 from tests.reference.ex27_explain import EXPLAIN, STEP
-from tests.reference.ex27_statistics import (  # noqa: F401  (STAT_ALPHA: the margin gate reads it here)
-    PROBE_STAT_RULES,
-    PROBE_STAT_RUNS,
-    STAT_ALPHA,
-    STAT_RULES,
-    STAT_RUNS,
-    check_rows,
-    row_chi_squares,
-)
+from tests.reference.ex27_statistics import PROBE_STAT_RULES, PROBE_STAT_RUNS, STAT_RULES, check_rows, row_chi_squares
 
 EXERCISE = "27-adaptive-draft-length"
 
@@ -208,10 +200,6 @@ def test_temperature_zero_rows_equal_greedy_decoding(trained_models):
 
 
 # Task 7: every row is distributed as the target's own sampling of its prompt ------------------------------
-
-def smallest_pvalue(generate, rules: dict = STAT_RULES, runs: int = STAT_RUNS) -> float:
-    return min(pvalue for _, _, pvalue, _ in row_chi_squares(generate, rules, runs))
-
 
 @pytest.mark.statistical
 @pytest.mark.task(7)

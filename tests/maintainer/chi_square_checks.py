@@ -22,12 +22,12 @@ from tests import test_20_tree_verification as ex20
 from tests import test_22_eagle_head as ex22
 from tests import test_23_early_exit as ex23
 from tests import test_25_ragged_batch as ex25
-from tests import test_27_adaptive_draft_length as ex27
 from tests import test_28_eagle_head_cache as ex28
 from tests import test_30_eagle2_tree as ex30
 from tests.reference import ex05_cases as ex05
 from tests.reference import ex08_checks as ex08
 from tests.reference import ex15_cases as ex15
+from tests.reference import ex27_statistics as ex27
 from tests.reference import ex29_cases as ex29
 from tests.reference.ex05_reference import reference_warp
 from tests.reference.ex06_reference import simulate_first_tokens

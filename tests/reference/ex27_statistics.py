@@ -50,6 +50,11 @@ def row_chi_squares(generate, rules: dict = STAT_RULES, runs: int = STAT_RUNS, s
     return tests
 
 
+def smallest_pvalue(generate, rules: dict = STAT_RULES, runs: int = STAT_RUNS) -> float:
+    """The smallest of the rows' p-values (the margin gate's statistic)."""
+    return min(pvalue for _, _, pvalue, _ in row_chi_squares(generate, rules, runs))
+
+
 def check_rows(tests, rules: dict, causes: str) -> None:
     """Fail at the first row whose p-value is below STAT_ALPHA, with its statistic and the likely causes."""
     for b, (statistic, df, pvalue, counts) in enumerate(tests):
