@@ -75,7 +75,13 @@ class WarmServer:
         return SuiteRun(answer["returncode"], answer["report"], answer["output"], answer["seconds"])
 
     def close(self) -> None:
-        self.process.stdin.close()
+        """Ends the server with an empty line, not by closing its input alone: a process forked from this
+        pytest after the server started holds the pipe's writing end too, and the end of input waits for it."""
+        try:
+            self.process.stdin.write("\n")
+            self.process.stdin.close()
+        except OSError:  # the server is gone already
+            pass
         self.process.wait(timeout=60)
 
 

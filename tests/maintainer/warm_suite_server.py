@@ -8,7 +8,9 @@ runs, so forking stays safe), then grades each request in a child forked from it
 plugin's report file, so a verdict here is the verdict of a fresh run.
 
 Protocol: one JSON request per line on stdin, {"selection", "target", "options", "timeout"}; one JSON
-answer per line on stdout, {"returncode", "report", "output", "seconds"}. End of input ends it.
+answer per line on stdout, {"returncode", "report", "output", "seconds"}. An empty line, or the end of
+input, ends it. (The gate sends the empty line: the end of input never comes while any process forked
+from the gate's pytest, without exec, still holds a copy of the pipe's writing end.)
 Run as ``python -m tests.maintainer.warm_suite_server`` from the repository root.
 """
 
@@ -29,6 +31,8 @@ def main() -> None:
     for exercise in load_manifest():
         warm_up(root / exercise.tests)
     for line in sys.stdin:
+        if not line.strip():
+            break
         request = json.loads(line)
         run = run_suite_warm(request["selection"], request["target"], options=request["options"],
                              timeout=request["timeout"], cwd=root)
