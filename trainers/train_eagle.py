@@ -24,7 +24,9 @@ Weights go to ``speckata/models/weights/eagle_head.pt`` and ``distilled_draft.pt
 settings, losses, held-out agreement and times to ``weights/eagle.json``. Tests and exercises
 only ever load these files. Options: ``--only head`` / ``--only distilled_draft``, ``--scale X``
 (multiply the step counts, and below 1 the head's training windows, e.g. 0.05 for a smoke run),
-``--out DIR``, ``--threads N``, ``--graded FOLDER``.
+``--out DIR``, ``--threads N``, ``--graded FOLDER``, ``--on deep`` (the same recipes on the
+target's 24-layer twin, frozen as well: ``eagle_head_deep.pt``, ``distilled_draft_deep.pt`` and
+``eagle_deep.json``, for ``python -m speckata.bench heads --model deep``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import torch
 import torch.nn.functional as F
 
 from speckata.heads.eagle import WEIGHTS, EagleHead
-from speckata.models.pretrained import load_draft, load_target, text_windows
+from speckata.models.pretrained import HEAD_TARGETS, load_draft, on_target, text_windows
 from trainers.train_models import as_committed, end_progress, learning_rate, progress_bar, step_and_smooth
 
 HEAD = {"shape": {"width": 128, "heads": 2, "inner": 64, "mlp_width": 64}, "steps": 3000, "batch": 16, "window": 128,
@@ -81,8 +83,8 @@ def held_out_agreement(target, head: EagleHead, window: int) -> dict:
             "top1_agreement": round(float(agree), 4)}
 
 
-def train_head(settings: dict, scale: float) -> tuple[EagleHead, dict]:
-    target = load_target()
+def train_head(settings: dict, scale: float, on: str = "shipped") -> tuple[EagleHead, dict]:
+    target = HEAD_TARGETS[on]()
     target.requires_grad_(False)
     windows = text_windows("train", settings["window"])
     if scale < 1:  # a smoke run: fewer windows to compute the features of, too
@@ -115,12 +117,12 @@ def train_head(settings: dict, scale: float) -> tuple[EagleHead, dict]:
     return head, record
 
 
-def distil_draft(settings: dict, scale: float, graded: str):
+def distil_draft(settings: dict, scale: float, graded: str, on: str = "shipped"):
     from speckata.real.graded import graded_function
 
     distill = graded_function("ex11_distill_draft", "distill", graded)
     measure = graded_function("ex11_distill_draft", "measure_agreement", graded)
-    target, draft = load_target(), load_draft()
+    target, draft = HEAD_TARGETS[on](), load_draft()
     held_out = text_windows("held_out", settings["window"])
     before = measure(draft, target, held_out)
     started = time.time()
@@ -145,28 +147,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the weights")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--graded", default="solutions", help="the folder whose exercise 11 distils the draft")
+    parser.add_argument("--on", choices=sorted(HEAD_TARGETS), default="shipped",
+                        help="the target to train on: the shipped one, or its 24-layer twin (deep)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
-    record_path = args.out / "eagle.json"
+    record_path = args.out / on_target("eagle", args.on, ".json")
     record = json.loads(record_path.read_text()) if record_path.is_file() else {}
     only = args.only or ["head", "distilled_draft"]
     if "head" in only:
-        head, record["head"] = train_head(HEAD, args.scale)
+        head, record["head"] = train_head(HEAD, args.scale, args.on)
         torch.save({key: value.to(torch.float16) for key, value in head.state_dict().items()},
-                   args.out / "eagle_head.pt")
+                   args.out / on_target("eagle_head", args.on, ".pt"))
         print(f"eagle head: {record['head']['parameters']:,} parameters, held-out {record['head']['held_out']}, "
               f"{record['head']['seconds']} s", file=sys.stderr)
     if "distilled_draft" in only:
-        draft, record["distilled_draft"] = distil_draft(DISTILLED, args.scale, args.graded)
+        draft, record["distilled_draft"] = distil_draft(DISTILLED, args.scale, args.graded, args.on)
         torch.save({key: value.to(torch.float16) for key, value in draft.state_dict().items()},
-                   args.out / "distilled_draft.pt")
+                   args.out / on_target("distilled_draft", args.on, ".pt"))
         print(f"distilled draft: α, top-1 {record['distilled_draft']['held_out_alpha_top1_before']} -> "
               f"{record['distilled_draft']['held_out_alpha_top1_after']}", file=sys.stderr)
     record.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
-                  target="speckata/models/weights/target.pt (frozen)",
-                  command="python -m trainers.train_eagle"
-                  + (f" --scale {args.scale}" if args.scale != 1 else ""))
+                  target=f"speckata/models/weights/{'target' if args.on == 'shipped' else 'deep_target'}.pt (frozen)",
+                  command="python -m trainers.train_eagle" + (f" --scale {args.scale}" if args.scale != 1 else "")
+                  + (f" --on {args.on}" if args.on != "shipped" else ""))
     record_path.write_text(json.dumps(record, indent=1) + "\n")
     return 0
 

@@ -18,7 +18,8 @@ measured losses, the per-head top-1 accuracy on the held-out text and the time t
 ``weights/medusa.json``. Tests and exercises only ever load these files.
 
 Options: ``--scale X`` (multiply the step count, e.g. 0.05 for a smoke run), ``--out DIR``,
-``--threads N``.
+``--threads N``, ``--on deep`` (train on the target's 24-layer twin instead, frozen as well:
+``medusa_heads_deep.pt`` and ``medusa_deep.json``, for ``python -m speckata.bench heads --model deep``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import torch
 import torch.nn.functional as F
 
 from speckata.heads.medusa import MedusaHeads
-from speckata.models.pretrained import load_target, text_windows
+from speckata.models.pretrained import HEAD_TARGETS, on_target, text_windows
 from trainers.train_models import (
     add_output_arguments,
     as_committed,
@@ -75,8 +76,8 @@ def held_out_accuracy(target, heads: MedusaHeads, window: int) -> list[float]:
     return [round(r / t, 4) for r, t in zip(right, total)]
 
 
-def train(settings: dict, scale: float) -> tuple[MedusaHeads, dict]:
-    target = load_target()
+def train(settings: dict, scale: float, on: str = "shipped") -> tuple[MedusaHeads, dict]:
+    target = HEAD_TARGETS[on]()
     target.requires_grad_(False)
     data = text_windows("train", 1).reshape(-1)
     torch.manual_seed(settings["seed"])
@@ -109,15 +110,19 @@ def train(settings: dict, scale: float) -> tuple[MedusaHeads, dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m trainers.train_medusa", description=__doc__.split("\n")[0])
     add_output_arguments(parser, "multiply the step count")
+    parser.add_argument("--on", choices=sorted(HEAD_TARGETS), default="shipped",
+                        help="the target to train on: the shipped one, or its 24-layer twin (deep)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
-    heads, record = train(SETTINGS, args.scale)
-    torch.save({key: value.to(torch.float16) for key, value in heads.state_dict().items()}, args.out / "medusa_heads.pt")
+    heads, record = train(SETTINGS, args.scale, args.on)
+    torch.save({key: value.to(torch.float16) for key, value in heads.state_dict().items()},
+               args.out / on_target("medusa_heads", args.on, ".pt"))
     record.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
-                  target="speckata/models/weights/target.pt (frozen)",
-                  command="python -m trainers.train_medusa" + (f" --scale {args.scale}" if args.scale != 1 else ""))
-    (args.out / "medusa.json").write_text(json.dumps(record, indent=1) + "\n")
+                  target=f"speckata/models/weights/{'target' if args.on == 'shipped' else 'deep_target'}.pt (frozen)",
+                  command="python -m trainers.train_medusa" + (f" --scale {args.scale}" if args.scale != 1 else "")
+                  + (f" --on {args.on}" if args.on != "shipped" else ""))
+    (args.out / on_target("medusa", args.on, ".json")).write_text(json.dumps(record, indent=1) + "\n")
     print(f"medusa: {record['parameters']:,} parameters, held-out top-1 per head {record['held_out_top1']}, "
           f"{record['seconds']} s", file=sys.stderr)
     return 0

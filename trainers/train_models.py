@@ -3,11 +3,14 @@
 A few minutes on 2 CPU cores. Plain next-token training (it holds no exercise's answer itself;
 its neighbours do, see trainers/__init__.py).
 
-Three models, all on the help-topic text of ``speckata.models.corpus`` and all GPTs of
+Four models, all on the help-topic text of ``speckata.models.corpus`` and all GPTs of
 ``speckata.models.gpt``:
 
 - ``target``: the character-level target (about 1.25M parameters);
 - ``draft``: a much smaller character-level draft (about 50k parameters), same tokenizer;
+- ``deep_target``: the target's recipe at 24 layers instead of 6 (about 4.8M parameters), the
+  twin on which EAGLE's one-layer head is a small part of a pass, as in the paper's setting
+  (``--only deep_target``; the heads trained on it: ``train_medusa --on deep``, ``train_eagle --on deep``);
 - ``word_draft``: a small draft over word pieces (``speckata.models.tokenizers.WordTokenizer``),
   the different-tokenizer draft of exercise 12.
 
@@ -46,6 +49,10 @@ WORD_VOCAB_SIZE = 1024
 SETTINGS = {
     "target": {"tokenizer": "char", "width": 128, "layers": 6, "heads": 4, "context": 256,
                "steps": 600, "batch": 16, "window": 256, "lr": 3e-3, "seed": 1},
+    # The shipped target's recipe at four times the depth: EAGLE's condition, a head of one layer
+    # beside many (exercise 28's page, python -m speckata.bench heads --model deep).
+    "deep_target": {"tokenizer": "char", "width": 128, "layers": 24, "heads": 4, "context": 256,
+                    "steps": 600, "batch": 16, "window": 256, "lr": 3e-3, "seed": 1},
     "draft": {"tokenizer": "char", "width": 48, "layers": 1, "heads": 2, "context": 256,
               "steps": 400, "batch": 16, "window": 256, "lr": 4e-3, "seed": 2},
     "word_draft": {"tokenizer": "word", "width": 64, "layers": 2, "heads": 2, "context": 128,
@@ -149,12 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     settings_path = args.out / "settings.json"
     summary = json.loads(settings_path.read_text()) if settings_path.exists() else {"models": {}}
-    summary.update(python=platform.python_version(), torch=torch.__version__, threads=args.threads,
-                   corpus="pydoc_data.topics, folded to ASCII; every tenth topic held out",
-                   command=" ".join(["python -m trainers.train_models"] + [a for a in (argv if argv is not None else sys.argv[1:])
-                                                                             if not a.startswith("--out") and a != str(args.out)]))
+    command = " ".join(["python -m trainers.train_models"] + [a for a in (argv if argv is not None else sys.argv[1:])
+                                                                if not a.startswith("--out") and a != str(args.out)])
+    versions = dict(python=platform.python_version(), torch=torch.__version__, threads=args.threads)
+    if not args.only:  # the whole run: its command and versions stand for every model
+        summary.update(versions, corpus="pydoc_data.topics, folded to ASCII; every tenth topic held out", command=command)
     for name in args.only or list(SETTINGS):
         model, record, tokenizer = train_one(name, SETTINGS[name], args.scale)
+        if args.only:  # one model retrained alone: its own command and versions, the others' stay
+            record.update(versions, command=command)
         state = {key: value.to(torch.float16) for key, value in model.state_dict().items()}
         torch.save(state, args.out / f"{name}.pt")
         if isinstance(tokenizer, WordTokenizer):

@@ -13,6 +13,12 @@ where the time goes per new token (inside the target's calls, and
 everything else: the draft, the sampling, the verify rule), in units of plain decoding's time per
 token, the drafts' parameter counts (to compare budgets), and the speedup over plain decoding.
 
+``--model deep`` runs the same decoders on the shipped target's 24-layer twin (the same width,
+recipe and data; ``load_deep_target``) with the heads, the distilled draft and the trees trained on
+it (``python -m trainers.train_medusa --on deep``, ``... train_eagle --on deep``): EAGLE's setting,
+where the head's one layer is a small part of a target pass (speckata/bench/results/heads-deep.json
+is its committed run, which page 28 reads).
+
 Exercise 29's Medusa tree, at 8, 16 and 32 nodes, greedy or sampled, comes from
 speckata/bench/heads_medusa_tree.py, which also times its tree passes beside Medusa's chain pass.
 
@@ -42,7 +48,7 @@ from speckata.bench.heads_steps import step_costs
 from speckata.decoding.baseline import autoregressive_generate
 from speckata.heads.eagle import load_distilled_draft, load_eagle_head
 from speckata.heads.medusa import load_medusa_heads
-from speckata.models.pretrained import load_draft, load_target
+from speckata.models.pretrained import HEAD_TARGETS, load_draft
 from speckata.real.graded import graded_function
 
 
@@ -56,6 +62,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures and the command here")
     parser.add_argument("--target", default="solutions", help="folder holding exercises 10, 21-23 and 28 (default solutions)")
+    parser.add_argument("--model", choices=sorted(HEAD_TARGETS), default="shipped",
+                        help="the target and the heads trained on it: the shipped target (6 layers, default) or its "
+                             "24-layer twin, deep (EAGLE's setting: a head of one layer beside many)")
     return parser.parse_args(argv)
 
 
@@ -91,7 +100,9 @@ def decoders(args, target) -> dict:
     eagle = graded_function("ex22_eagle_head", "eagle_generate", args.target)
     early = graded_function("ex23_early_exit", "early_exit_generate", args.target)
     cached = graded_function("ex28_eagle_head_cache", "eagle_cached_generate", args.target)
-    draft, distilled, heads, head = load_draft(), load_distilled_draft(), load_medusa_heads(), load_eagle_head()
+    on = args.model
+    draft, distilled = load_draft(), load_distilled_draft(on=on)
+    heads, head = load_medusa_heads(on=on), load_eagle_head(on=on)
     runs = {
         "plain": lambda p, g: autoregressive_generate(target, p, n, g, T),
         f"ex10 draft g={gamma}": lambda p, g: ex10(target, draft, p, n, gamma, g, T),
@@ -165,14 +176,15 @@ def spread(values, digits=2) -> str:
 def main(argv: list[str]) -> int:
     args = parse(argv)
     torch.set_num_threads(args.threads)
-    target = TimedModel(load_target())
+    target = TimedModel(HEAD_TARGETS[args.model]())
     runs, parameters = decoders(args, target)
     sets = seed_sets(args)
     rows = figures(args, *measure(args, runs, target, sets))
     context = args.prompt_length + args.tokens  # the longest sequence a run reaches
-    steps = step_costs(target.model, load_eagle_head(), load_medusa_heads(), load_distilled_draft(), context,
-                       args.gamma, args.target)
-    steps.update(tree_pass_costs(target.model, context, args.target))
+    on = args.model
+    steps = step_costs(target.model, load_eagle_head(on=on), load_medusa_heads(on=on), load_distilled_draft(on=on),
+                       context, args.gamma, args.target)
+    steps.update(tree_pass_costs(target.model, context, args.target, on))
     model = target.model
     print(f"{args.seed_sets} seed sets of {args.prompts} held-out prompts of {args.prompt_length} characters x "
           f"{args.tokens} new tokens, temperature {args.temperature:g}, {args.threads} thread(s), {args.repeats} "
@@ -193,7 +205,7 @@ def main(argv: list[str]) -> int:
           f"(median of 7 interleaved timings, min..max):")
     for name, cost in steps.items():
         print(f"  {name:32} {cost['passes']:6.3f} target passes   {spread(cost['spread'], 3):>12}")
-    eagle2 = eagle2_report(args, target.model, load_eagle_head(), sets, context)
+    eagle2 = eagle2_report(args, target.model, load_eagle_head(on=on), sets, context)
     if args.json:
         record = {"command": "python -m speckata.bench heads " + " ".join(argv), "settings": vars(args) | {"json": None},
                   "parameters": parameters, "rows": rows, "context": context, "step_costs": steps, "eagle2": eagle2}

@@ -40,6 +40,7 @@ from speckata.checks.decoding import check_prompt_and_counts
 from speckata.heads.eagle_cache import HeadCache, check_fused, check_head_mask
 from speckata.heads.medusa import RecordingHiddenModel
 from speckata.models.gpt import GPT, GPTConfig
+from speckata.models.pretrained import on_target
 from speckata.models.recording import passed_through
 
 WEIGHTS = Path(__file__).parents[1] / "models" / "weights"  # the committed weights stay beside the models
@@ -172,26 +173,29 @@ def check_eagle_inputs(target, head, prompt_ids, max_new_tokens, gamma, temperat
     return check_prompt_and_counts(prompt_ids, target.vocab_size, max_new_tokens, gamma, temperature)
 
 
-@lru_cache(maxsize=1)
-def eagle_settings() -> dict:
-    """What produced the committed head and distilled draft (weights/eagle.json): settings, losses, seconds."""
-    return json.loads((WEIGHTS / "eagle.json").read_text())
+@lru_cache(maxsize=None)
+def eagle_settings(on: str = "shipped") -> dict:
+    """What produced the committed head and distilled draft (weights/eagle.json; trained on the deep
+    twin, on="deep": weights/eagle_deep.json): settings, losses, seconds."""
+    return json.loads((WEIGHTS / on_target("eagle", on, ".json")).read_text())
 
 
-def load_eagle_head(dtype: torch.dtype = torch.float32) -> EagleHead:
-    """The committed head, trained on the committed target (``python -m trainers.train_eagle``)."""
-    shape = eagle_settings()["head"]["shape"]
+def load_eagle_head(dtype: torch.dtype = torch.float32, on: str = "shipped") -> EagleHead:
+    """The committed head, trained on the committed target (``python -m trainers.train_eagle``), or on
+    its 24-layer twin with ``on="deep"`` (``python -m trainers.train_eagle --on deep``)."""
+    shape = eagle_settings(on)["head"]["shape"]
     head = EagleHead(**shape)
-    state = torch.load(WEIGHTS / "eagle_head.pt", map_location="cpu", weights_only=True)
+    state = torch.load(WEIGHTS / on_target("eagle_head", on, ".pt"), map_location="cpu", weights_only=True)
     head.load_state_dict({key: value.to(dtype) for key, value in state.items()})
     return head.to(dtype).eval()
 
 
-def load_distilled_draft(dtype: torch.dtype = torch.float32) -> GPT:
-    """The committed draft after exercise 11's distillation (400 steps; ``python -m trainers.train_eagle``)."""
-    config = GPTConfig(**eagle_settings()["distilled_draft"]["config"])
+def load_distilled_draft(dtype: torch.dtype = torch.float32, on: str = "shipped") -> GPT:
+    """The committed draft after exercise 11's distillation (400 steps; ``python -m trainers.train_eagle``)
+    towards the committed target, or towards its 24-layer twin with ``on="deep"``."""
+    config = GPTConfig(**eagle_settings(on)["distilled_draft"]["config"])
     draft = GPT(config)
-    state = torch.load(WEIGHTS / "distilled_draft.pt", map_location="cpu", weights_only=True)
+    state = torch.load(WEIGHTS / on_target("distilled_draft", on, ".pt"), map_location="cpu", weights_only=True)
     draft.load_state_dict({key: value.to(dtype) for key, value in state.items()})
     return draft.to(dtype).eval()
 

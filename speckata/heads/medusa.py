@@ -31,6 +31,7 @@ import torch
 import torch.nn as nn
 
 from speckata.checks.decoding import check_count, check_prompt
+from speckata.models.pretrained import on_target
 from speckata.models.recording import RecordingModel, passed_through, tree_call
 
 WEIGHTS = Path(__file__).parents[1] / "models" / "weights"  # the committed weights stay beside the models
@@ -121,17 +122,19 @@ def check_medusa_inputs(target, heads, prompt_ids, max_new_tokens) -> list[int]:
     return prompt
 
 
-@lru_cache(maxsize=1)
-def medusa_settings() -> dict:
-    """What produced the committed heads (weights/medusa.json): settings, losses, seconds, versions."""
-    return json.loads((WEIGHTS / "medusa.json").read_text())
+@lru_cache(maxsize=None)
+def medusa_settings(on: str = "shipped") -> dict:
+    """What produced the committed heads (weights/medusa.json; trained on the deep twin, on="deep":
+    weights/medusa_deep.json): settings, losses, seconds, versions."""
+    return json.loads((WEIGHTS / on_target("medusa", on, ".json")).read_text())
 
 
-def load_medusa_heads(dtype: torch.dtype = torch.float32) -> MedusaHeads:
-    """The committed heads, trained on the committed target (``python -m trainers.train_medusa``)."""
-    settings = medusa_settings()
+def load_medusa_heads(dtype: torch.dtype = torch.float32, on: str = "shipped") -> MedusaHeads:
+    """The committed heads, trained on the committed target (``python -m trainers.train_medusa``), or on
+    its 24-layer twin with ``on="deep"`` (``python -m trainers.train_medusa --on deep``)."""
+    settings = medusa_settings(on)
     heads = MedusaHeads(settings["width"], settings["vocab_size"], settings["num_heads"])
-    state = torch.load(WEIGHTS / "medusa_heads.pt", map_location="cpu", weights_only=True)
+    state = torch.load(WEIGHTS / on_target("medusa_heads", on, ".pt"), map_location="cpu", weights_only=True)
     heads.load_state_dict({key: value.to(dtype) for key, value in state.items()})
     return heads.to(dtype).eval()
 

@@ -60,6 +60,29 @@ def load_draft(dtype: torch.dtype = torch.float32) -> GPT:
     return load("draft", dtype)
 
 
+def load_deep_target(dtype: torch.dtype = torch.float32) -> GPT:
+    """The shipped target's recipe at 24 layers instead of 6 (``python -m trainers.train_models --only
+    deep_target``): EAGLE's setting, where one layer of a head is a small part of a target pass
+    (exercise 28's page; ``python -m speckata.bench heads --model deep``)."""
+    return load("deep_target", dtype)
+
+
+# The targets the heads are trained on: the shipped one, and its deep twin. Each head's committed
+# weights and record carry the twin's suffix (medusa_heads_deep.pt, eagle-deep.json, ...).
+HEAD_TARGETS = {"shipped": load_target, "deep": load_deep_target}
+
+
+def check_head_target(on: str) -> str:
+    if on not in HEAD_TARGETS:
+        raise ValueError(f"on must name one of the targets the heads are trained on, {sorted(HEAD_TARGETS)}; got {on!r}")
+    return on
+
+
+def on_target(stem: str, on: str, extension: str) -> str:
+    """The committed file of ``stem`` trained on target ``on``: medusa_heads.pt, medusa_heads_deep.pt, ..."""
+    return stem + ("" if check_head_target(on) == "shipped" else f"_{on}") + extension
+
+
 def load_layerskip_target(dtype: torch.dtype = torch.float32) -> GPT:
     """The shipped target's twin trained with LayerSkip's recipe so that its early exits draft well
     (exercise 23; ``python -m trainers.train_layerskip``; settings and figures: ``layerskip_settings()``)."""

@@ -44,3 +44,14 @@ def test_the_bench_prints_every_decoder_greedy_and_sampled():
                          "medusa heads, one call (ex21)", "medusa chain, 4 tokens (ex21)",
                          "medusa tree, 1+8 nodes (ex29)", "medusa tree, 1+16 nodes (ex29)",
                          "medusa tree, 1+32 nodes (ex29)"], steps
+
+
+def test_the_bench_runs_on_the_deep_twin_with_the_heads_trained_on_it():
+    run = subprocess.run([sys.executable, "-m", "speckata.bench", "heads", "--model", "deep", "--tokens", "6",
+                          "--prompts", "1", "--seed-sets", "2", "--repeats", "1"], cwd=repo_root(),
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "target: 24 layers" in run.stdout, run.stdout
+    table = run.stdout.split("\n\n")[0]
+    assert {"medusa 3 heads", "eagle cached g=4", "eagle2 b=10 k=2 d=5"} <= {
+        line.split("  ")[0].strip() for line in table.splitlines()[4:]}, run.stdout

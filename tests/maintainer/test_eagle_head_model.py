@@ -8,16 +8,17 @@ import pytest
 import torch
 
 from speckata.heads.eagle import EagleHead, eagle_settings, load_distilled_draft, load_eagle_head
-from speckata.models.pretrained import load_target, text_windows
+from speckata.models.pretrained import HEAD_TARGETS, text_windows
 from tests.reference.ex22_reference import reference_features, reference_loss_terms, reference_pairs
 from trainers import train_eagle
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def test_committed_head_scores_what_its_record_says():
-    target, head = load_target(), load_eagle_head()
-    record = eagle_settings()["head"]
+@pytest.mark.parametrize("on", sorted(HEAD_TARGETS))
+def test_committed_head_scores_what_its_record_says(on):
+    target, head = HEAD_TARGETS[on](), load_eagle_head(on=on)
+    record = eagle_settings(on)["head"]
     windows = text_windows("held_out", record["window"])
     with torch.no_grad():
         features, tokens, following = reference_pairs(target.hidden_states(windows), windows)
@@ -29,9 +30,10 @@ def test_committed_head_scores_what_its_record_says():
     assert record["parameters"] == sum(p.numel() for p in head.parameters()) == 83072
 
 
-def test_committed_distilled_draft_scores_what_its_record_says():
-    target, draft = load_target(), load_distilled_draft()
-    record = eagle_settings()["distilled_draft"]
+@pytest.mark.parametrize("on", sorted(HEAD_TARGETS))
+def test_committed_distilled_draft_scores_what_its_record_says(on):
+    target, draft = HEAD_TARGETS[on](), load_distilled_draft(on=on)
+    record = eagle_settings(on)["distilled_draft"]
     windows = text_windows("held_out", record["window"])
     with torch.no_grad():
         p, q = torch.softmax(target(windows).double(), -1), torch.softmax(draft(windows).double(), -1)
@@ -40,9 +42,11 @@ def test_committed_distilled_draft_scores_what_its_record_says():
     assert [alpha, top1] == pytest.approx(record["held_out_alpha_top1_after"], abs=2e-4)
 
 
-def test_the_target_is_the_committed_one_the_head_was_trained_on():
-    assert eagle_settings()["target"] == "speckata/models/weights/target.pt (frozen)"
-    assert eagle_settings()["head"]["steps_run"] == eagle_settings()["head"]["steps"]
+@pytest.mark.parametrize("on, weights", [("shipped", "target"), ("deep", "deep_target")])
+def test_the_target_is_the_committed_one_the_head_was_trained_on(on, weights):
+    assert eagle_settings(on)["target"] == f"speckata/models/weights/{weights}.pt (frozen)"
+    assert eagle_settings(on)["head"]["steps_run"] == eagle_settings(on)["head"]["steps"]
+    assert eagle_settings(on)["head"]["shape"] == eagle_settings()["head"]["shape"]  # the same head on both
 
 
 def test_training_script_writes_a_loadable_head(tmp_path):
@@ -52,3 +56,12 @@ def test_training_script_writes_a_loadable_head(tmp_path):
     assert record["head"]["steps_run"] == 15 and set(record["head"]["held_out"]) == set(eagle_settings()["head"]["held_out"])
     head = EagleHead(**record["head"]["shape"])
     head.load_state_dict({k: v.float() for k, v in torch.load(tmp_path / "eagle_head.pt", weights_only=True).items()})
+
+
+def test_training_script_trains_on_the_deep_twin_beside_the_shipped_files(tmp_path):
+    assert train_eagle.main(["--only", "head", "--scale", "0.002", "--out", str(tmp_path), "--threads", "1",
+                             "--on", "deep"]) == 0
+    record = json.loads((tmp_path / "eagle_deep.json").read_text())
+    assert record["target"] == "speckata/models/weights/deep_target.pt (frozen)"
+    assert record["command"] == "python -m trainers.train_eagle --scale 0.002 --on deep"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["eagle_deep.json", "eagle_head_deep.pt"]

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from speckata.heads.medusa import MedusaHeads, load_medusa_heads, medusa_settings
-from speckata.models.pretrained import load_target, text_windows
+from speckata.models.pretrained import HEAD_TARGETS, load_target, text_windows
 from tests.reference.ex21_reference import reference_labels, reference_logits
 from trainers import train_medusa
 
@@ -29,15 +29,16 @@ def test_hidden_state_methods_agree_with_the_existing_ones():
     assert torch.allclose(target(torch.tensor([ids]))[0], logits, atol=1e-5)
 
 
-def test_committed_heads_score_what_their_record_says():
-    target, heads = load_target(), load_medusa_heads()
-    windows = text_windows("held_out", medusa_settings()["held_out_window"])
+@pytest.mark.parametrize("on", sorted(HEAD_TARGETS))
+def test_committed_heads_score_what_their_record_says(on):
+    target, heads = HEAD_TARGETS[on](), load_medusa_heads(on=on)
+    windows = text_windows("held_out", medusa_settings(on)["held_out_window"])
     with torch.no_grad():
         guesses = reference_logits(heads, target.hidden_states(windows)).argmax(dim=-1)
     labels = reference_labels(windows, heads.num_heads)
     kept = labels != -100
     measured = [round(float((guesses[k] == labels[k])[kept[k]].float().mean()), 4) for k in range(heads.num_heads)]
-    assert measured == medusa_settings()["held_out_top1"]
+    assert measured == medusa_settings(on)["held_out_top1"]
 
 
 def test_training_script_writes_loadable_heads(tmp_path):
@@ -47,3 +48,11 @@ def test_training_script_writes_loadable_heads(tmp_path):
     state = torch.load(tmp_path / "medusa_heads.pt", weights_only=True)
     heads = MedusaHeads(record["width"], record["vocab_size"], record["num_heads"])
     heads.load_state_dict({key: value.float() for key, value in state.items()})
+
+
+def test_training_script_trains_on_the_deep_twin_beside_the_shipped_files(tmp_path):
+    assert train_medusa.main(["--scale", "0.002", "--out", str(tmp_path), "--threads", "1", "--on", "deep"]) == 0
+    record = json.loads((tmp_path / "medusa_deep.json").read_text())
+    assert record["target"] == "speckata/models/weights/deep_target.pt (frozen)" and record["steps_run"] == 4
+    assert record["command"] == "python -m trainers.train_medusa --scale 0.002 --on deep"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["medusa_deep.json", "medusa_heads_deep.pt"]

@@ -20,6 +20,7 @@ from speckata.models.gpt import GPT, GPTConfig
 from speckata.models.markov import MarkovModel, random_markov_model
 from speckata.models.pretrained import (
     char_tokenizer,
+    load_deep_target,
     load_draft,
     load_target,
     load_word_draft,
@@ -196,7 +197,8 @@ class TestTokenizersAndWeights:
 
     def test_committed_weights_match_their_settings(self):
         record = settings()["models"]
-        for name, load in (("target", load_target), ("draft", load_draft), ("word_draft", load_word_draft)):
+        for name, load in (("target", load_target), ("draft", load_draft), ("word_draft", load_word_draft),
+                           ("deep_target", load_deep_target)):
             model = load()
             assert model.num_parameters() == record[name]["parameters"]
             assert model.vocab_size == (char_tokenizer() if name != "word_draft" else word_tokenizer()).vocab_size
