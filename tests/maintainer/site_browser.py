@@ -79,9 +79,10 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def fenced_page(browser, viewport: dict, is_mobile: bool = False):
+def fenced_page(browser, viewport: dict, is_mobile: bool = False, tabs: int = 1):
     """(context, page): a page that may only talk to the local server; every other request is refused
-    and recorded in ``page.outside``, every JavaScript error in ``page.errors``."""
+    and recorded in ``page.outside``, every JavaScript error in ``page.errors``. With ``tabs`` > 1,
+    (context, [pages]): that many tabs of one context, fenced alike, sharing both records."""
     context = browser.new_context(viewport=viewport, is_mobile=is_mobile)
     outside: list[str] = []
 
@@ -93,11 +94,12 @@ def fenced_page(browser, viewport: dict, is_mobile: bool = False):
         return request_route.abort()
 
     context.route("**/*", route)
-    opened = context.new_page()
     errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.outside, opened.errors = outside, errors
-    return context, opened
+    opened = [context.new_page() for _ in range(tabs)]
+    for tab in opened:
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.outside, tab.errors = outside, errors
+    return context, (opened[0] if tabs == 1 else opened)
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from tests.maintainer.site_scripts import (
     WRAPPED_LINES,
 )
 
+TABS = 6  # pages loading at once in one reading (each tab a page of the same fenced context)
 SHOWN = {"exercises/08-batched-verifier.html": "pre", "theory/15-multi-candidate.html": ".katex-display",
          "notebooks/03-speedup.html": ".jp-OutputArea-output img"}  # screenshots: the top, then this
 
@@ -40,6 +41,12 @@ def read(page, server, path: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
+def start_reading(tab, server, path: str) -> None:
+    """Navigate ``tab`` to ``path`` and return once the server has answered; the page loads on."""
+    response = tab.goto(f"{server}/{path}", wait_until="commit")
+    assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
+
+
 def screenshots(page, path: str, width: int) -> None:
     name = Path(path).stem.split("-")[0]
     stem = f"{path.split('/')[0].rstrip('s')}-{name}-{width}"
@@ -48,15 +55,25 @@ def screenshots(page, path: str, width: int) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{stem}-detail.png"))
 
 
-def read_every_page(page, server, paths, scripts_for, width: int) -> dict[str, dict]:
-    """path -> {script name: its result}, each page visited once, the SHOWN ones photographed."""
+def read_every_page(tabs, server, paths, scripts_for, width: int) -> dict[str, dict]:
+    """path -> {script name: its result}, each page visited once, the SHOWN ones photographed.
+
+    The browser's wait for the network to fall quiet is most of a visit, so the tabs take the
+    pages a group at a time: every tab starts its page, then each in turn is waited for (the
+    network quiet on its own page, the same wait as ``read``), read and photographed while the
+    others load beside it."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     found = {}
-    for path in paths:
-        read(page, server, path)
-        found[path] = {name: page.evaluate(script) for name, script in scripts_for(path).items()}
-        if path in SHOWN:
-            screenshots(page, path, width)
+    for start in range(0, len(paths), len(tabs)):
+        group = list(zip(tabs, paths[start: start + len(tabs)]))
+        for tab, path in group:
+            start_reading(tab, server, path)
+        for tab, path in group:
+            tab.wait_for_load_state("load")
+            tab.wait_for_load_state("networkidle")
+            found[path] = {name: tab.evaluate(script) for name, script in scripts_for(path).items()}
+            if path in SHOWN:
+                screenshots(tab, path, width)
     return found
 
 
@@ -83,17 +100,17 @@ def phone_scripts(path: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def desktop_reading(browser, server, built_site):
     """(every page's results at 1280 x 900, the JavaScript errors, the refused requests)."""
-    context, page = fenced_page(browser, {"width": 1280, "height": 900})
-    found = read_every_page(page, server, site_pages(built_site), desktop_scripts, 1280)
-    yield found, list(page.errors), list(page.outside)
+    context, tabs = fenced_page(browser, {"width": 1280, "height": 900}, tabs=TABS)
+    found = read_every_page(tabs, server, site_pages(built_site), desktop_scripts, 1280)
+    yield found, list(tabs[0].errors), list(tabs[0].outside)
     context.close()
 
 
 @pytest.fixture(scope="module")
 def phone_reading(browser, server, built_site):
     """The results at 375 x 812 (a phone), for the pages some phone test reads."""
-    context, page = fenced_page(browser, {"width": 375, "height": 812}, is_mobile=True)
+    context, tabs = fenced_page(browser, {"width": 375, "height": 812}, is_mobile=True, tabs=TABS)
     paths = [path for path in site_pages(built_site) if phone_scripts(path)]
-    found = read_every_page(page, server, paths, phone_scripts, 375)
-    yield found, list(page.errors), list(page.outside)
+    found = read_every_page(tabs, server, paths, phone_scripts, 375)
+    yield found, list(tabs[0].errors), list(tabs[0].outside)
     context.close()
