@@ -65,3 +65,8 @@ def test_training_script_trains_on_the_deep_twin_beside_the_shipped_files(tmp_pa
     assert record["target"] == "speckata/models/weights/deep_target.pt (frozen)"
     assert record["command"] == "python -m trainers.train_eagle --scale 0.002 --on deep"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["eagle_deep.json", "eagle_head_deep.pt"]
+
+
+def test_a_target_the_heads_were_not_trained_on_is_named():
+    with pytest.raises(ValueError, match=r"on must name one of the targets the heads are trained on, \['deep', 'shipped'\]"):
+        load_eagle_head(on="layerskip")
