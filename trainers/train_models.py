@@ -1,7 +1,8 @@
 """From trainers/, the ANSWERS' folder (read after solving): ``python -m trainers.train_models``, the target and drafts.
 
-A few minutes on 2 CPU cores. Plain next-token training (it holds no exercise's answer itself;
-its neighbours do, see trainers/__init__.py).
+A few minutes on 2 CPU cores for the shipped models, about 12 more for the 24-layer
+``deep_target`` (``--only NAME`` trains one). Plain next-token training (it holds no exercise's
+answer itself; its neighbours do, see trainers/__init__.py).
 
 Four models, all on the help-topic text of ``speckata.models.corpus`` and all GPTs of
 ``speckata.models.gpt``:

@@ -68,7 +68,7 @@ def load_deep_target(dtype: torch.dtype = torch.float32) -> GPT:
 
 
 # The targets the heads are trained on: the shipped one, and its deep twin. Each head's committed
-# weights and record carry the twin's suffix (medusa_heads_deep.pt, eagle-deep.json, ...).
+# weights and record carry the twin's suffix (medusa_heads_deep.pt, eagle_deep.json, ...).
 HEAD_TARGETS = {"shipped": load_target, "deep": load_deep_target}
 
 
