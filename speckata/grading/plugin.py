@@ -54,6 +54,7 @@ def pytest_addoption(parser):
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     completion_guard.guard_this_run(xdist_worker=hasattr(config, "workerinput"))
+    one_thread_each_when_parallel(config)
     target = resolve_target(config.getoption("--target"), Path(config.invocation_params.dir))
     if not target.is_dir():
         raise pytest.UsageError(f"--target {config.getoption('--target')}: no such folder ({target})")
@@ -68,6 +69,16 @@ def pytest_configure(config):
         config.args = [str(repo_root() / "tests")]
     config.pluginmanager.register(GradingSession(config), "speckata-grading-session")
     config.pluginmanager.register(ordering, "speckata-ordering")  # fixed cases first, slow tests last
+
+
+def one_thread_each_when_parallel(config) -> None:
+    """Under `pytest -n N` (N > 1), one OpenMP thread per process, for the workers and every process
+    they start (kernels, kata grade's sandboxes). Two processes each running torch's default pool of
+    one thread per core spin against each other: a sandboxed grading measured 2.5x slower beside a
+    notebook kernel with the default pool, 1.06x with one thread each."""
+    workers = config.getoption("numprocesses", None) if config.pluginmanager.hasplugin("xdist") else None
+    if workers not in (None, 0, 1, "0", "1"):
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def pytest_unconfigure(config):
