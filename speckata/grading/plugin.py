@@ -20,6 +20,7 @@ Loaded before the command line is parsed (``addopts = "-p speckata.grading.plugi
 
 from __future__ import annotations
 
+import copy
 import os
 import signal
 import sys
@@ -35,7 +36,7 @@ from speckata.grading.learner_code import install_finder
 from speckata.grading.report import GradingRecord
 from speckata.grading.target import is_reference_target, resolve_target, set_target, shown_path, target_dir
 from speckata.grading.time_limit import time_limit
-from speckata.grading.verdicts import classify_call
+from speckata.grading.verdicts import classify_call, words_its_own_message
 from speckata.manifest import repo_root
 
 pytest_plugins = ["speckata.grading.isolation.pytest_plugin"]  # --isolate (kata grade)
@@ -69,6 +70,17 @@ def pytest_configure(config):
         config.args = [str(repo_root() / "tests")]
     config.pluginmanager.register(GradingSession(config), "speckata-grading-session")
     config.pluginmanager.register(ordering, "speckata-ordering")  # fixed cases first, slow tests last
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """A call phase that raised what the grader words itself: pytest's report without its traceback
+    text, which GradingSession's wrapper below replaces anyway (pytest's own hook is then skipped)."""
+    if call.when == "call" and call.excinfo is not None and words_its_own_message(call.excinfo.value):
+        unformatted = copy.copy(call)
+        unformatted.excinfo = "replaced by the grader's message"  # not an exception: pytest takes it as the text
+        return pytest.TestReport.from_item_and_call(item, unformatted)
+    return None
 
 
 def one_thread_each_when_parallel(config) -> None:

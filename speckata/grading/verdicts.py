@@ -17,6 +17,15 @@ def _at(error: BaseException) -> str:
     return f"\n  at {line}" if line else ""
 
 
+def words_its_own_message(error: BaseException) -> bool:
+    """Whether ``classify_call`` replaces pytest's failure text for ``error`` with its own (every branch
+    below that sets ``longrepr``). For those, pytest need not format its traceback: it reads and
+    parses the source of every frame, two thirds of the time of `pytest` on the untouched stubs."""
+    if isinstance(error, (NotImplementedError, LearnerStopped, GradingFailure, SystemExit)):
+        return True
+    return raised_in_learner_code(error)  # a skip too: the learner's is reworded, the grader's is kept
+
+
 def classify_call(report, error: BaseException) -> None:
     """Rewrite ``report`` (the call phase's) for the learner; sets ``report.speckata_kind``."""
     if isinstance(error, NotImplementedError):
