@@ -31,8 +31,8 @@ import pytest
 from speckata.grading import completion_guard, ordering, streams
 from speckata.grading.bounded_text import cut_message
 from speckata.grading.failures import GradingFailure, LearnerStopped
-from speckata.grading.learner_lines import learner_line_of_error
 from speckata.grading.learner_code import install_finder
+from speckata.grading.learner_lines import learner_line_of_error
 from speckata.grading.report import GradingRecord
 from speckata.grading.target import is_reference_target, resolve_target, set_target, shown_path, target_dir
 from speckata.grading.time_limit import time_limit

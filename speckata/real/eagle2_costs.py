@@ -19,8 +19,9 @@ import torch
 
 @torch.inference_mode()
 def round_costs(features_target, head, prompt: list[int], budget: int, top_k: int, depth: int,
-                calls: int = 9) -> dict:
-    """{"one_token_ms", "tree_pass_ms", "draft_ms"} and their ratios to the one-token pass."""
+                calls: int = 9, synchronize=lambda: None) -> dict:
+    """{"one_token_ms", "tree_pass_ms", "draft_ms"} and their ratios to the one-token pass.
+    ``synchronize``: called before each clock read (``torch.cuda.synchronize`` on a GPU)."""
     from speckata.real.eagle2_tree import draft_tree
     from speckata.real.eagle_head import HeadRunner
     from speckata.real.graded import graded_function
@@ -39,6 +40,7 @@ def round_costs(features_target, head, prompt: list[int], budget: int, top_k: in
     best = {"one_token_ms": float("inf"), "tree_pass_ms": float("inf"), "draft_ms": float("inf")}
     for _ in range(calls):  # the three interleaved, so a slow stretch touches all of them
         for name in best:
+            synchronize()
             started = time.perf_counter()
             if name == "one_token_ms":
                 lean.forward_new([context[-1]], last=1)
@@ -49,6 +51,7 @@ def round_costs(features_target, head, prompt: list[int], budget: int, top_k: in
             else:
                 runner.length = head_start
                 draft_tree(runner, features[-2:-1], context[-1:], budget, top_k, depth)
+            synchronize()
             best[name] = min(best[name], (time.perf_counter() - started) * 1000)
             lean.crop(start)
         runner.length = head_start

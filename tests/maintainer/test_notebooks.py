@@ -58,7 +58,7 @@ def committed_stubs(folder):
     folder.mkdir()
     for exercise in load_manifest():
         committed = subprocess.run(["git", "show", f"HEAD:exercises/{exercise.file}"], cwd=ROOT,
-                                   capture_output=True, text=True)
+                                   capture_output=True, text=True, check=False)
         if committed.returncode == 0:
             (folder / exercise.file).write_text(committed.stdout)
     return folder

@@ -169,3 +169,26 @@ def test_bad_tree_settings_are_refused_by_name(real, settings, named):
     with pytest.raises(ValueError, match=named):
         eagle2_generate(real["target"], real["head"], prompt_ids(real), 8, *settings,
                         real["torch"].Generator().manual_seed(0), 0)
+
+
+def test_the_passes_bench_times_a_model_of_smollm2s_shape_and_its_rounds(real, tmp_path):
+    """`python -m speckata.bench passes --models smollm2` (the GPU run's SmolLM2 part, here on the
+    CPU, briefly): every pass size and the three EAGLE-2 rounds, in one-token passes."""
+    import json
+    import subprocess
+    import sys
+
+    from speckata.bench.passes import PASS_SIZES
+    from speckata.manifest import repo_root
+
+    out = tmp_path / "passes.json"
+    run = subprocess.run([sys.executable, "-m", "speckata.bench", "passes", "--models", "smollm2", "--repeats", "1",
+                          "--calls", "1", "--warmup", "0", "--json", str(out)], cwd=repo_root(), capture_output=True,
+                         text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = json.loads(out.read_text())["results"]
+    assert list(results["smollm2"]) == [f"SmolLM2 pass, {n} tokens" for n in PASS_SIZES]
+    for name, row in results["smollm2 eagle2 rounds"].items():
+        budget = int(name.split()[0][2:])
+        assert row["tree_nodes"] == budget and row["one_token_passes"] == 1.0, (name, row)
+        assert row["tree_pass_passes"] > 0 and row["draft_passes"] > 0, (name, row)
