@@ -24,6 +24,19 @@ from speckata.models.pretrained import text_windows
 from speckata.real.graded import graded_function
 
 
+def filled_caches(target, head, distilled, eagle_head_step, ids: list[int], context: int):
+    """The target's cache over ``ids[:context]``, the EAGLE head's over all its rows but the last, the
+    distilled draft's over ``context - 1`` tokens; (the target's features, the token after each)."""
+    target.reset()
+    features, _ = target.forward_new_hidden(ids[:context])
+    tokens = torch.tensor(ids[1: context + 1])
+    head.reset()
+    eagle_head_step(head, target, features[:-1], tokens[:-1])
+    distilled.reset()
+    distilled.forward_new(ids[: context - 1])
+    return features, tokens
+
+
 @torch.no_grad()
 def step_costs(target, head, heads, distilled, context: int, gamma: int, folder: str, repeats: int = 7,
                calls: int = 30) -> dict:
@@ -32,13 +45,7 @@ def step_costs(target, head, heads, distilled, context: int, gamma: int, folder:
     medusa_logits = graded_function("ex21_medusa_heads", "medusa_logits", folder)
     ids = text_windows("held_out", context + gamma + 1, limit=1)[0].tolist()
     generator = torch.Generator().manual_seed(0)
-    target.reset()
-    features, _ = target.forward_new_hidden(ids[:context])
-    tokens = torch.tensor(ids[1: context + 1])
-    head.reset()
-    eagle_head_step(head, target, features[:-1], tokens[:-1])
-    distilled.reset()
-    distilled.forward_new(ids[: context - 1])
+    features, tokens = filled_caches(target, head, distilled, eagle_head_step, ids, context)
 
     def target_pass(n):
         target.crop(context)

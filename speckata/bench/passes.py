@@ -76,6 +76,7 @@ def interleaved(steps: dict, device: str, repeats: int, calls: int, warmup: int)
 @torch.no_grad()
 def toy_steps(on: str, folder: str) -> dict:
     """The heads track's terms on the shipped target (``on="shipped"``) or its 24-layer twin (``"deep"``)."""
+    from speckata.bench.heads_steps import filled_caches
     from speckata.heads.eagle import load_distilled_draft, load_eagle_head
     from speckata.heads.medusa import load_medusa_heads
     from speckata.models.pretrained import load_deep_target, load_target, text_windows
@@ -86,13 +87,7 @@ def toy_steps(on: str, folder: str) -> dict:
     target = load_deep_target() if on == "deep" else load_target()
     head, heads, distilled = load_eagle_head(on=on), load_medusa_heads(on=on), load_distilled_draft(on=on)
     ids = text_windows("held_out", CONTEXT + max(PASS_SIZES) + 1, limit=1)[0].tolist()
-    target.reset()
-    features, _ = target.forward_new_hidden(ids[:CONTEXT])
-    tokens = torch.tensor(ids[1: CONTEXT + 1])
-    head.reset()
-    eagle_head_step(head, target, features[:-1], tokens[:-1])
-    distilled.reset()
-    distilled.forward_new(ids[: CONTEXT - 1])
+    features, tokens = filled_caches(target, head, distilled, eagle_head_step, ids, CONTEXT)
 
     def target_pass(n):
         def step():
