@@ -10,7 +10,7 @@ term by term:
 
 - the shipped 6-layer target and its 24-layer twin, with their committed heads and drafts (greedy:
   every step ends with the argmax read back to Python, as a decoder's does);
-- a model of SmolLM2-135M's shape (its config: 30 layers, width 576, through ``LeanLlama``) with
+- a model of SmolLM2-135M's shape (``speckata.real.random_shape``: 30 layers, width 576, ``LeanLlama``) with
   *random* weights, and the committed SmolLM2 EAGLE head; ``speckata.real.eagle2_costs.round_costs``
   times an EAGLE-2 round as the SmolLM2 bench does. What a pass costs does not depend on the
   weights' values, so this needs neither the real-model extra nor its 98 MB model file.
@@ -32,12 +32,6 @@ from pathlib import Path
 
 import torch
 
-SMOLLM2_CONFIG = {  # SmolLM2-135M-Instruct's config.json, the fields that shape a pass
-    "hidden_size": 576, "intermediate_size": 1536, "num_hidden_layers": 30, "num_attention_heads": 9,
-    "num_key_value_heads": 3, "head_dim": 64, "vocab_size": 49152, "rms_norm_eps": 1e-5,
-    "max_position_embeddings": 8192, "tie_word_embeddings": True, "hidden_act": "silu",
-    "rope_parameters": {"rope_theta": 100000.0, "rope_type": "default"},
-}
 PASS_SIZES = (1, 2, 5, 9, 11, 17, 25, 33, 65)
 CONTEXT = 64  # tokens in the toy target's cache before each timed pass
 CHAT_PROMPT_TOKENS = 43  # the SmolLM2 bench's chat prompt, in SmolLM2's tokens (its cache holds it and 64 more)
@@ -111,18 +105,6 @@ def toy_steps(on: str, folder: str) -> dict:
     return steps
 
 
-def smollm2_shape(device: str):
-    """(LeanLlama of SmolLM2-135M's shape with random weights, the committed SmolLM2 EAGLE head)."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from speckata.real.eagle_head import load_head
-    from speckata.real.lean_llama import LeanLlama
-
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(LlamaConfig(**SMOLLM2_CONFIG)).to(device).eval()
-    return LeanLlama(model), load_head().to(device).eval()
-
-
 def smollm2_passes(lean, prompt_tokens: int) -> dict:
     """Passes over n new tokens after the chat prompt and 64 tokens, the output layer on the last row
     only (the EAGLE-2 decoder computes a tree row's logits when its walk reads it)."""
@@ -146,6 +128,7 @@ def smollm2_results(args) -> dict:
     of 3 x repeats interleaved calls)."""
     from speckata.real.eagle2_costs import round_costs
     from speckata.real.eagle_head import FeatureTarget
+    from speckata.real.random_shape import smollm2_shape
 
     lean, head = smollm2_shape(args.device)
     passes = interleaved(smollm2_passes(lean, CHAT_PROMPT_TOKENS), args.device, args.repeats, args.calls, args.warmup)
