@@ -10,10 +10,11 @@ term by term:
 
 - the shipped 6-layer target and its 24-layer twin, with their committed heads and drafts (greedy:
   every step ends with the argmax read back to Python, as a decoder's does);
-- a model of SmolLM2-135M's shape (``speckata.real.random_shape``: 30 layers, width 576, ``LeanLlama``) with
-  *random* weights, and the committed SmolLM2 EAGLE head; ``speckata.real.eagle2_costs.round_costs``
-  times an EAGLE-2 round as the SmolLM2 bench does. What a pass costs does not depend on the
-  weights' values, so this needs neither the real-model extra nor its 98 MB model file.
+- a model of SmolLM2-135M's shape (``speckata.real.random_shape``: 30 layers, width 576, through
+  ``LeanLlama``) with *random* weights, and the committed SmolLM2 EAGLE head;
+  ``speckata.real.eagle2_costs.round_costs`` times an EAGLE-2 round as the SmolLM2 bench does. What
+  a pass costs does not depend on the weights' values, so this part needs the real-model extra's
+  packages (transformers) but not its 98 MB model file.
 
 Each step is called ``calls`` times per timing (the device synchronised after every call),
 ``repeats`` timings, interleaved, after ``warmup`` untimed calls. Kept per step: the median time,
@@ -108,8 +109,8 @@ def toy_steps(on: str, folder: str) -> dict:
 def smollm2_passes(lean, prompt_tokens: int) -> dict:
     """Passes over n new tokens after the chat prompt and 64 tokens, the output layer on the last row
     only (the EAGLE-2 decoder computes a tree row's logits when its walk reads it)."""
-    ids = torch.randint(lean.vocab_size, (prompt_tokens + 64 + max(PASS_SIZES),), generator=torch.Generator().manual_seed(0),
-                        device="cpu").tolist()
+    ids = torch.randint(lean.vocab_size, (prompt_tokens + 64 + max(PASS_SIZES),),
+                        generator=torch.Generator().manual_seed(0), device="cpu").tolist()
     context = prompt_tokens + 64
     lean.reset()
     lean.forward_new(ids[:context], last=1)
@@ -166,7 +167,8 @@ def main(argv: list[str]) -> int:
         if model == "smollm2":
             results.update(smollm2_results(args))
         else:
-            results[model] = interleaved(toy_steps(model, args.target), args.device, args.repeats, args.calls, args.warmup)
+            steps = toy_steps(model, args.target)
+            results[model] = interleaved(steps, args.device, args.repeats, args.calls, args.warmup)
         for name, row in results[model].items():
             print(f"{model:8} {name:34} {row['passes']}")
     device_name = torch.cuda.get_device_name() if torch.device(args.device).type == "cuda" else platform.processor()

@@ -18,9 +18,9 @@ from speckata.manifest import repo_root
 
 def test_the_bench_times_every_step_of_both_toy_targets_in_one_token_passes(tmp_path):
     out = tmp_path / "passes.json"
-    run = subprocess.run([sys.executable, "-m", "speckata.bench", "passes", "--models", "shipped,deep", "--repeats", "2",
-                          "--calls", "1", "--warmup", "0", "--json", str(out)], cwd=repo_root(), capture_output=True,
-                         text=True, timeout=600, check=False)
+    command = [sys.executable, "-m", "speckata.bench", "passes", "--models", "shipped,deep", "--repeats", "2",
+               "--calls", "1", "--warmup", "0", "--json", str(out)]
+    run = subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
     record = json.loads(out.read_text())
     assert record["device"] == "cpu" and record["threads"] == 1 and record["repeats"] == 2
@@ -36,8 +36,8 @@ def test_the_bench_times_every_step_of_both_toy_targets_in_one_token_passes(tmp_
 
 
 def test_an_unknown_model_is_refused_by_name():
-    run = subprocess.run([sys.executable, "-m", "speckata.bench", "passes", "--models", "shipped,huge"], cwd=repo_root(),
-                         capture_output=True, text=True, timeout=600, check=False)
+    command = [sys.executable, "-m", "speckata.bench", "passes", "--models", "shipped,huge"]
+    run = subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 2 and "unknown model 'huge'" in run.stderr, run.stdout + run.stderr
 
 
