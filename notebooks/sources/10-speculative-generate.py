@@ -120,7 +120,8 @@ print(repr(chars.decode(greedy)))
 # ## Speedup against the theory
 #
 # `speckata.bench.generate.measure` is what `python -m speckata.bench generate` prints (here with
-# fewer tokens, so that the notebook stays quick). It measures the reference decoder. Measured tokens per pass should sit near the
+# fewer tokens, so that the notebook stays quick), run on your decoder: the bench itself runs the
+# reference, here `target=` names the folder your `speculative_generate` came from. Measured tokens per pass should sit near the
 # formula (1 − α^(γ+1)) / (1 − α) (an estimate, theory/10 §6); the wall-clock speedup stays under the benchmark's
 # `bound` column, (1 − α^(γ+1)) / ((1 − α)(γc + 1)), by about as much as the verify pass costs more than one
 # one-token pass (the last column) and the decoding loop's own Python work.
@@ -128,28 +129,32 @@ print(repr(chars.decode(greedy)))
 # %%
 from speckata.bench.generate import measure
 
-bench = measure(tokens=120, repeats=2, temperature=1.0)
-print(f"c = {bench['cost_ratio']:.3f} (draft {bench['draft_ms']:.3f} ms, target {bench['target_ms']:.3f} ms per one-token pass)")
-print(f"{'γ':>2}  {'α':>6}  {'tok/pass':>8}  {'formula':>7}  {'speedup':>7}  {'bound':>6}  {'verify':>6}")
-for row in bench["rows"]:
-    print(f"{row['gamma']:>2}  {row['alpha']:>6.3f}  {row['tokens_per_pass']:>8.3f}  {row['tokens_per_pass_formula']:>7.3f}  "
-          f"{row['speedup']:>6.2f}x  {row['speedup_bound']:>5.2f}x  {row['verify_cost']:>5.2f}x")
+with learner.until_written():
+    speculative_generate(target, draft, chars.encode("The "), 1, 1, torch.Generator())  # is yours written yet?
+    bench = measure(tokens=120, repeats=2, temperature=1.0, target=str(learner.code_folder()))
+    print(f"c = {bench['cost_ratio']:.3f} (draft {bench['draft_ms']:.3f} ms, target {bench['target_ms']:.3f} ms "
+          "per one-token pass)")
+    print(f"{'γ':>2}  {'α':>6}  {'tok/pass':>8}  {'formula':>7}  {'speedup':>7}  {'bound':>6}  {'verify':>6}")
+    for row in bench["rows"]:
+        print(f"{row['gamma']:>2}  {row['alpha']:>6.3f}  {row['tokens_per_pass']:>8.3f}  "
+              f"{row['tokens_per_pass_formula']:>7.3f}  {row['speedup']:>6.2f}x  {row['speedup_bound']:>5.2f}x  "
+              f"{row['verify_cost']:>5.2f}x")
 
-gammas = [row["gamma"] for row in bench["rows"]]
-fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
-left.plot(gammas, [r["tokens_per_pass_formula"] for r in bench["rows"]], "k--", label="(1 − α^(γ+1)) / (1 − α)")
-left.plot(gammas, [r["tokens_per_pass"] for r in bench["rows"]], "o-", label="measured")
-left.set_xlabel("γ")
-left.set_ylabel("tokens per target pass")
-left.legend(fontsize=8)
-right.plot(gammas, [r["speedup_bound"] for r in bench["rows"]], "k--", label="bound, verify = one pass")
-right.plot(gammas, [r["speedup"] for r in bench["rows"]], "o-", label="measured wall clock")
-right.axhline(1.0, color="grey", lw=0.8)
-right.set_xlabel("γ")
-right.set_ylabel("speedup over autoregressive")
-right.legend(fontsize=8)
-plt.tight_layout()
-plt.show()
+    gammas = [row["gamma"] for row in bench["rows"]]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
+    left.plot(gammas, [r["tokens_per_pass_formula"] for r in bench["rows"]], "k--", label="(1 − α^(γ+1)) / (1 − α)")
+    left.plot(gammas, [r["tokens_per_pass"] for r in bench["rows"]], "o-", label="measured")
+    left.set_xlabel("γ")
+    left.set_ylabel("tokens per target pass")
+    left.legend(fontsize=8)
+    right.plot(gammas, [r["speedup_bound"] for r in bench["rows"]], "k--", label="bound, verify = one pass")
+    right.plot(gammas, [r["speedup"] for r in bench["rows"]], "o-", label="measured wall clock")
+    right.axhline(1.0, color="grey", lw=0.8)
+    right.set_xlabel("γ")
+    right.set_ylabel("speedup over autoregressive")
+    right.legend(fontsize=8)
+    plt.tight_layout()
+    plt.show()
 
 # %% [markdown]
 # ## Next: a better draft

@@ -173,19 +173,20 @@ def test_bad_tree_settings_are_refused_by_name(real, settings, named):
 
 def test_the_passes_bench_times_a_model_of_smollm2s_shape_and_its_rounds(real, tmp_path):
     """`python -m speckata.bench passes --models smollm2` (the GPU run's SmolLM2 part, here on the
-    CPU, briefly): every pass size and the three EAGLE-2 rounds, in one-token passes."""
+    CPU, briefly): every pass size and the three EAGLE-2 rounds, in one-token passes. Its main runs
+    in this process, where transformers is already imported (the command line's own parsing and
+    start are tested on the toy models in test_bench_passes.py)."""
     import json
-    import subprocess
-    import sys
 
-    from speckata.bench.passes import PASS_SIZES
-    from speckata.manifest import repo_root
+    from speckata.bench.passes import PASS_SIZES, main
 
     out = tmp_path / "passes.json"
-    run = subprocess.run([sys.executable, "-m", "speckata.bench", "passes", "--models", "smollm2", "--repeats", "1",
-                          "--calls", "1", "--warmup", "0", "--json", str(out)], cwd=repo_root(), capture_output=True,
-                         text=True, timeout=600, check=False)
-    assert run.returncode == 0, run.stdout + run.stderr
+    torch = real["torch"]
+    try:
+        assert main(["--models", "smollm2", "--repeats", "1", "--calls", "1", "--warmup", "0", "--json", str(out)]) == 0
+    finally:
+        torch.set_default_device("cpu")  # main sets the device it was asked for: leave the process as it was
+        torch.set_num_threads(1)
     results = json.loads(out.read_text())["results"]
     assert list(results["smollm2"]) == [f"SmolLM2 pass, {n} tokens" for n in PASS_SIZES]
     for name, row in results["smollm2 eagle2 rounds"].items():
