@@ -120,8 +120,8 @@ print(repr(chars.decode(greedy)))
 # ## Speedup against the theory
 #
 # `speckata.bench.generate.measure` is what `python -m speckata.bench generate` prints (here with
-# fewer tokens, so that the notebook stays quick), run on your decoder: the bench itself runs the
-# reference, here `target=` names the folder your `speculative_generate` came from. Measured tokens per pass should sit near the
+# fewer tokens, so that the notebook stays quick), run on your decoder: the bench itself times the
+# reference, here `generate=` hands it your `speculative_generate`. Measured tokens per pass should sit near the
 # formula (1 − α^(γ+1)) / (1 − α) (an estimate, theory/10 §6); the wall-clock speedup stays under the benchmark's
 # `bound` column, (1 − α^(γ+1)) / ((1 − α)(γc + 1)), by about as much as the verify pass costs more than one
 # one-token pass (the last column) and the decoding loop's own Python work.
@@ -131,7 +131,7 @@ from speckata.bench.generate import measure
 
 with learner.until_written():
     speculative_generate(target, draft, chars.encode("The "), 1, 1, torch.Generator())  # is yours written yet?
-    bench = measure(tokens=120, repeats=2, temperature=1.0, target=str(learner.code_folder()))
+    bench = measure(tokens=120, repeats=2, temperature=1.0, generate=speculative_generate)
     print(f"c = {bench['cost_ratio']:.3f} (draft {bench['draft_ms']:.3f} ms, target {bench['target_ms']:.3f} ms "
           "per one-token pass)")
     print(f"{'γ':>2}  {'α':>6}  {'tok/pass':>8}  {'formula':>7}  {'speedup':>7}  {'bound':>6}  {'verify':>6}")
