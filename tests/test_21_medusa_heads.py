@@ -22,6 +22,7 @@ from speckata.heads.medusa import MedusaHeads, load_medusa_heads
 from speckata.models.pretrained import char_tokenizer, load_target, text_windows
 from tests.reference.ex21_cases import bad_inputs, check_run, check_tensor, check_tokens, random_heads, run, tiny_gpt
 from tests.reference.ex21_reference import reference_labels, reference_logits, reference_loss
+from tests.shared.adam import Adam
 
 EXERCISE = "21-medusa-heads"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -201,7 +202,7 @@ def test_a_few_steps_of_your_training_teach_head_0():
     windows = text_windows("train", 64, limit=64)
     held = text_windows("held_out", 64, limit=8)
     heads = MedusaHeads.from_target(target, 2)
-    optimizer = torch.optim.Adam(heads.parameters(), lr=3e-3)
+    optimizer = Adam(heads.parameters(), lr=3e-3)  # torch.optim.Adam's update (tests/shared/adam.py)
     with torch.no_grad():
         hidden, held_hidden = target.hidden_states(windows), target.hidden_states(held)
     held_labels = reference_labels(held, 2)

@@ -25,6 +25,7 @@ from tests.reference.ex22_cases import check_draft, check_run, check_triple, ran
 from tests.reference.ex22_checks import check_features, check_loss, loss_case
 from tests.reference.ex22_reference import reference_features, reference_loss, reference_pairs
 from tests.reference.ex22_statistics import STAT_ALPHA, STAT_GAMMA, STAT_LENGTH, STAT_RUNS, sequence_chi_square
+from tests.shared.adam import Adam
 
 EXERCISE = "22-eagle-head"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -148,7 +149,7 @@ def test_a_few_steps_of_your_training_teach_the_head_and_leave_the_target_alone(
     before_target = {k: v.clone() for k, v in target.state_dict().items()}
     torch.manual_seed(case_seed(2240))
     head = EagleHead(target.width)
-    optimizer = torch.optim.Adam(head.parameters(), lr=3e-3)
+    optimizer = Adam(head.parameters(), lr=3e-3)  # torch.optim.Adam's update (tests/shared/adam.py)
     held_pairs = reference_pairs(held_hidden, held)
 
     def held_out_loss():
