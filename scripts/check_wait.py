@@ -99,7 +99,11 @@ def main(argv: list[str]) -> int:
     exercises = load_manifest()
     if args.exercises:
         wanted = set(args.exercises.split(","))
-        exercises = [e for e in exercises if e.id in wanted or e.id[:2] in wanted or e.id[:2].lstrip("0") in wanted]
+        names = {e.id: {e.id, e.id[:2], e.id[:2].lstrip("0")} for e in exercises}
+        unknown = sorted(w for w in wanted if not any(w in ids for ids in names.values()))
+        if unknown:
+            parser.error(f"no such exercise: {', '.join(unknown)}")
+        exercises = [e for e in exercises if names[e.id] & wanted]
     else:
         exercises = [e for e in exercises if suite_imports_torch(e)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "NO_COLOR": "1"}
