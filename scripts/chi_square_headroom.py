@@ -48,15 +48,16 @@ def headroom(exercises: set[str] | None) -> dict[str, float]:
         for check in CHECKS:
             if check.exercise != exercise_id or check.test not in mutant.get("must_fail", []):
                 continue
-            folder = Path(tempfile.mkdtemp()) / "mutant"
-            materialise(exercise_id, mutant, folder)
-            function = solution(exercise_by_id(exercise_id).file, check.function, folder=folder)
-            try:
-                with recorded_tests() as tests:
-                    pvalue = check.pvalue(function)
-            except GradingFailure:
-                print(f"{check.id} {mutant['name']}: fails before any statistic")
-                continue
+            with tempfile.TemporaryDirectory() as scratch:  # a copy of solutions/ with the one change
+                folder = Path(scratch) / "mutant"
+                materialise(exercise_id, mutant, folder)
+                function = solution(exercise_by_id(exercise_id).file, check.function, folder=folder)
+                try:
+                    with recorded_tests() as tests:
+                        pvalue = check.pvalue(function)
+                except GradingFailure:
+                    print(f"{check.id} {mutant['name']}: fails before any statistic")
+                    continue
             scored = [(statistic, df) for statistic, df, p in tests if p == pvalue]
             if not scored:
                 print(f"{check.id} {mutant['name']}: an outcome the target cannot produce (p = {pvalue})")
