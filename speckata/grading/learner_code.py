@@ -16,6 +16,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from speckata.grading import dynamo_stand_in
 from speckata.grading.failures import GradingFailure
 from speckata.grading.learner_lines import learner_frame_of_error
 from speckata.grading.returns import with_return_contract
@@ -115,6 +116,7 @@ def load_module(module_name: str, path: Path):
         _loaded[module_name] = failure
         raise failure from None
     _loaded[module_name] = module
+    dynamo_stand_in.install()  # torch.optim without torch._dynamo's import, once torch is here
     return module
 
 

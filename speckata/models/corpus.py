@@ -12,6 +12,7 @@ were trained with (``speckata/models/weights/settings.json``).
 from __future__ import annotations
 
 import pydoc_data.topics
+from functools import lru_cache
 
 # Typographic characters -> ASCII; anything else outside the alphabet is dropped.
 FOLD = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u2014": "--", "\u2013": "-",
@@ -27,7 +28,13 @@ def fold_to_ascii(text: str) -> str:
 
 def topics() -> list[tuple[str, str]]:
     """(name, folded text) of every help topic, sorted by name."""
-    return [(name, fold_to_ascii(pydoc_data.topics.topics[name])) for name in sorted(pydoc_data.topics.topics)]
+    return list(folded_topics())
+
+
+@lru_cache(maxsize=1)
+def folded_topics() -> tuple[tuple[str, str], ...]:
+    """The folding is done once a process (it reads the whole text character by character)."""
+    return tuple((name, fold_to_ascii(pydoc_data.topics.topics[name])) for name in sorted(pydoc_data.topics.topics))
 
 
 def training_text() -> str:

@@ -120,6 +120,7 @@ def text_windows(split: str, window: int, limit: int | None = None) -> torch.Ten
     if split not in ("train", "held_out"):
         raise ValueError(f"split must be 'train' or 'held_out'; got {split!r}")
     text = corpus.training_text() if split == "train" else corpus.held_out_text()
-    ids = torch.tensor(char_tokenizer().encode(text), dtype=torch.int64)
-    count = ids.numel() // window if limit is None else min(limit, ids.numel() // window)
-    return ids[: count * window].view(count, window)
+    count = len(text) // window if limit is None else min(limit, len(text) // window)
+    # One token per character: only the characters the windows hold are encoded.
+    ids = torch.tensor(char_tokenizer().encode(text[: count * window]), dtype=torch.int64)
+    return ids.view(count, window)
