@@ -6,6 +6,7 @@ extra or Chromium is missing.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import http.server
 import importlib.util
@@ -38,14 +39,27 @@ def unavailable(reason: str):
 
 
 @pytest.fixture(scope="module")
-def built_site():
+def built_site(request):
+    """build/site, built by `kata docs --build-only` once a run: under `pytest -n`, the worker that comes
+    second finds it built for this run (a second build would empty the folder under the first one's pages)."""
     missing = [name for name in ("mkdocs", "material", "mkdocs_jupyter") if importlib.util.find_spec(name) is None]
     if missing:
         unavailable(f"the docs extra is not installed ({', '.join(missing)}): pip install -e '.[docs]'")
-    started = time.monotonic()
-    run = subprocess.run([str(KATA), "docs", "--build-only"], cwd=ROOT, capture_output=True, text=True, timeout=900)
-    seconds = time.monotonic() - started
-    assert run.returncode == 0, f"kata docs --build-only failed:\n{run.stdout[-3000:]}\n{run.stderr[-5000:]}"
+    run_id = getattr(request.config, "workerinput", {}).get("testrunuid")
+    SITE.parent.mkdir(exist_ok=True)
+    with open(SITE.parent / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        built_for = SITE.parent / "site.built-for-run"
+        if run_id and built_for.is_file() and built_for.read_text() == run_id:
+            return SITE
+        built_for.unlink(missing_ok=True)
+        started = time.monotonic()
+        run = subprocess.run([str(KATA), "docs", "--build-only"], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                             check=False)
+        seconds = time.monotonic() - started
+        assert run.returncode == 0, f"kata docs --build-only failed:\n{run.stdout[-3000:]}\n{run.stderr[-5000:]}"
+        if run_id:
+            built_for.write_text(run_id)
     print(f"\nsite built by kata docs --build-only in {seconds:.1f} s")
     return SITE
 
