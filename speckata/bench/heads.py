@@ -60,12 +60,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="two exit layers for exercise 23 (default 2 4)")
     parser.add_argument("--temperature", type=float, default=0.0, help="default 0 (Medusa's heads decode greedily)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--step-timings", type=int, default=7,
+                        help="timings of 30 calls of each step in the step table, the median kept (default 7)")
     parser.add_argument("--json", type=Path, help="write the figures and the command here")
     parser.add_argument("--target", default="solutions", help="folder holding exercises 10, 21-23 and 28 (default solutions)")
     parser.add_argument("--model", choices=sorted(HEAD_TARGETS), default="shipped",
                         help="the target and the heads trained on it: the shipped target (6 layers, default) or its "
                              "24-layer twin, deep (EAGLE's setting: a head of one layer beside many)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.step_timings < 1:
+        parser.error(f"--step-timings must be at least 1; got {args.step_timings}")
+    return args
 
 
 class TimedModel:
@@ -183,8 +188,8 @@ def main(argv: list[str]) -> int:
     context = args.prompt_length + args.tokens  # the longest sequence a run reaches
     on = args.model
     steps = step_costs(target.model, load_eagle_head(on=on), load_medusa_heads(on=on), load_distilled_draft(on=on),
-                       context, args.gamma, args.target)
-    steps.update(tree_pass_costs(target.model, context, args.target, on))
+                       context, args.gamma, args.target, repeats=args.step_timings)
+    steps.update(tree_pass_costs(target.model, context, args.target, on, repeats=args.step_timings))
     model = target.model
     print(f"{args.seed_sets} seed sets of {args.prompts} held-out prompts of {args.prompt_length} characters x "
           f"{args.tokens} new tokens, temperature {args.temperature:g}, {args.threads} thread(s), {args.repeats} "

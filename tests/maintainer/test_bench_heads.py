@@ -21,7 +21,8 @@ def test_acceptance_by_depth_counts_only_rounds_that_drafted_that_deep():
 def test_the_bench_prints_every_decoder_greedy_and_sampled():
     for temperature, medusa in (("0", True), ("1", False)):
         run = subprocess.run([sys.executable, "-m", "speckata.bench", "heads", "--tokens", "8", "--prompts", "1",
-                              "--seed-sets", "2", "--repeats", "1", "--temperature", temperature], cwd=repo_root(),
+                              "--seed-sets", "2", "--repeats", "1", "--step-timings", "1",
+                              "--temperature", temperature], cwd=repo_root(),
                              capture_output=True, text=True, timeout=600, check=False)
         assert run.returncode == 0, run.stdout + run.stderr
         table, steps, eagle2 = run.stdout.split("\n\n")
@@ -48,7 +49,7 @@ def test_the_bench_prints_every_decoder_greedy_and_sampled():
 
 def test_the_bench_runs_on_the_deep_twin_with_the_heads_trained_on_it():
     run = subprocess.run([sys.executable, "-m", "speckata.bench", "heads", "--model", "deep", "--tokens", "6",
-                          "--prompts", "1", "--seed-sets", "2", "--repeats", "1"], cwd=repo_root(),
+                          "--prompts", "1", "--seed-sets", "2", "--repeats", "1", "--step-timings", "1"], cwd=repo_root(),
                          capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "target: 24 layers" in run.stdout, run.stdout
