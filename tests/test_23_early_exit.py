@@ -10,6 +10,7 @@ cases and the chi-square test exact.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from itertools import product
 
@@ -136,12 +137,19 @@ def test_short_outputs(max_new_tokens):
 
 # Task 4: temperature 0 is the target's greedy decoding ----------------------------------------------------------
 
+@functools.cache
+def targets_greedy_decoding(target, prompt_text):
+    """The target's own greedy decoding of 40 new tokens: five exit layers share three prompts, so it is computed once each."""
+    prompt = char_tokenizer().encode(prompt_text)
+    return tuple(autoregressive_generate(TARGETS[target](), prompt, 40, torch.Generator(), temperature=0))
+
+
 @pytest.mark.parametrize("target, exit_layer", list(product(TARGETS, [1, 2, 3, 4, 5])))
 @pytest.mark.task(4)
 def test_greedy_output_is_the_targets_greedy_decoding(target, exit_layer):
     model = TARGETS[target]()
     prompt = char_tokenizer().encode(PROMPTS[exit_layer % 3])
-    greedy = autoregressive_generate(model, prompt, 40, torch.Generator(), temperature=0)
+    greedy = list(targets_greedy_decoding(target, PROMPTS[exit_layer % 3]))
     case = f"case: early_exit_generate(target, {PROMPTS[exit_layer % 3]!r} encoded, 40, exit_layer={exit_layer}, gamma=4, " \
            f"torch.Generator(), temperature=0) on {TARGET_NAMES[target]}"
     got = call_learner(learner("early_exit_generate"), model, prompt, 40, exit_layer, 4, torch.Generator(), 0, case=case)
