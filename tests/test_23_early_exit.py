@@ -148,18 +148,19 @@ def targets_greedy_decoding(target, prompt_text):
 @pytest.mark.task(4)
 def test_greedy_output_is_the_targets_greedy_decoding(target, exit_layer):
     model = TARGETS[target]()
-    prompt = char_tokenizer().encode(PROMPTS[exit_layer % 3])
-    greedy = list(targets_greedy_decoding(target, PROMPTS[exit_layer % 3]))
+    text = PROMPTS[exit_layer % 3]
+    prompt = char_tokenizer().encode(text)
+    greedy = list(targets_greedy_decoding(target, text))
     model.forward_new(prompt + greedy[:-1])  # it arrives holding a decoding already, as a used model does: the learner resets it
-    case = f"case: early_exit_generate(target, {PROMPTS[exit_layer % 3]!r} encoded, 40, exit_layer={exit_layer}, gamma=4, " \
-           f"torch.Generator(), temperature=0) on {TARGET_NAMES[target]}"
+    case = f"case: early_exit_generate(target, {text!r} encoded, 40, exit_layer={exit_layer}, gamma=4, " \
+           f"torch.Generator(), temperature=0) on {TARGET_NAMES[target]}, whose layers hold an earlier decoding"
     got = call_learner(learner("early_exit_generate"), model, prompt, 40, exit_layer, 4, torch.Generator(), 0, case=case)
     mine = list(getattr(got, "tokens", []))
     if mine != greedy:
         at = next((i for i, (a, b) in enumerate(zip(mine, greedy)) if a != b), min(len(mine), len(greedy)))
         raise GradingFailure(f"At temperature 0 the output must be the target's greedy decoding; new token {at} differs: "
-                             f"expected {greedy[at:at + 8]}, got {mine[at:at + 8]}.\n{case}\nCommon causes: states "
-                             f"from the wrong layer, a layer left holding rejected drafts, the wrong rows of p.")
+                             f"expected {greedy[at:at + 8]}, got {mine[at:at + 8]}.\n{case}\nCommon causes: no model.reset() "
+                             f"first, states from the wrong layer, a layer left holding rejected drafts, the wrong rows of p.")
 
 
 # Task 5: the output is distributed as the target's ----------------------------------------------------------------
